@@ -1,0 +1,61 @@
+"""The root Typer app and the global options (``--db``, ``--config``)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from fairfetch.config import Settings, load_settings
+from fairfetch.errors import FairfetchError
+
+app = typer.Typer(
+    name="fairfetch",
+    help="A polite, resilient crawler for the open web's feeds and sites.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+
+@dataclass
+class Globals:
+    db: str | None = None
+    config: str | None = None
+
+    def settings(self, **overrides: Any) -> Settings:
+        return load_settings(self.config, db=self.db, **overrides)
+
+
+@app.callback()
+def _root(
+    ctx: typer.Context,
+    db: Annotated[
+        str | None,
+        typer.Option("--db", help="Database URL (default: $FAIRFETCH_DB or sqlite:///fairfetch.db)"),
+    ] = None,
+    config: Annotated[
+        str | None, typer.Option("--config", help="TOML config file", metavar="FILE")
+    ] = None,
+) -> None:
+    ctx.obj = Globals(db=db, config=config)
+
+
+def globals_of(ctx: typer.Context) -> Globals:
+    obj = ctx.find_root().obj
+    assert isinstance(obj, Globals)
+    return obj
+
+
+def main() -> None:
+    """Entry point: every FairfetchError becomes one clear line on stderr and exit status 2."""
+    try:
+        app()
+    except FairfetchError as exc:
+        err_console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+        sys.exit(2)

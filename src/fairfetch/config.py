@@ -1,0 +1,164 @@
+"""Settings, with documented defaults.
+
+Precedence, lowest first: the defaults below < a TOML config file (``--config FILE``, keys are the
+field names, optionally grouped under ``[fairfetch]``) < environment variables
+(``FAIRFETCH_`` + the field name in upper case) < explicit overrides (command-line flags).
+
+Like Scrapy's settings, every knob is here with its default and the reason for it, so an operator
+can read one file to know what fairfetch will do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fairfetch.errors import ConfigError
+
+__all__ = ["Settings", "load_settings"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    # --- store -------------------------------------------------------------------------------
+    #: Database URL. SQLite (WAL) for one process; ``postgresql+psycopg://`` for scale-out.
+    db: str = "sqlite:///fairfetch.db"
+
+    # --- network perimeter -------------------------------------------------------------------
+    #: CIDRs that may be reached although private/loopback/reserved. Default: none.
+    allow_networks: tuple[str, ...] = ()
+    #: ``HOST:IP`` overrides, ``*.domain:IP`` wildcards allowed (curl's --resolve).
+    resolve: tuple[str, ...] = ()
+    #: The User-Agent names us and a contact URL so a publisher can reach the operator.
+    user_agent: str = "fairfetch/0.1 (+https://github.com/fairfetch/fairfetch)"
+    #: Body cap after decompression; a gzip bomb is cut here, not inflated.
+    max_body_bytes: int = 10 * 1024 * 1024
+    connect_timeout: float = 10.0
+    first_byte_timeout: float = 20.0
+    total_timeout: float = 60.0
+    max_redirects: int = 10
+
+    # --- politeness --------------------------------------------------------------------------
+    #: Requests in flight per politeness key (backend or registrable domain).
+    per_key_in_flight: int = 2
+    #: Minimum seconds between request starts on one key.
+    per_key_gap: float = 0.0
+    #: Requests in flight per host (hostname). One: a host is one server.
+    per_host_in_flight: int = 1
+    #: Total requests in flight across all keys.
+    global_in_flight: int = 64
+    #: Per-key overrides: ``{"substack.com": {"in_flight": 1, "gap": 2.0}}`` (config file only).
+    key_overrides: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    #: Honour robots.txt (and its crawl-delay).
+    obey_robots: bool = True
+
+    # --- crawl schedule ----------------------------------------------------------------------
+    min_interval: float = 15 * 60.0
+    max_interval: float = 24 * 3600.0
+    default_interval: float = 3600.0
+    #: Consecutive failures after which a feed is dead.
+    dead_after: int = 10
+    #: How often a dead feed is probed (one request).
+    dead_probe_interval: float = 30 * 24 * 3600.0
+    #: Failures on this many distinct politeness keys at the network level within a minute mean
+    #: the fault is ours (an outage), not theirs.
+    outage_keys: int = 20
+    #: Entries written per transaction.
+    batch_size: int = 200
+
+    # --- web ---------------------------------------------------------------------------------
+    #: Base URL at which serve/run is reachable (WebSub callbacks and links in emails).
+    public_url: str = "http://127.0.0.1:8080"
+    #: Bearer token for writing actions on the web and API. Empty: writing is disabled.
+    admin_token: str = ""
+    host: str = "127.0.0.1"
+    port: int = 8080
+
+    # --- notify ------------------------------------------------------------------------------
+    smtp_url: str = "smtp://127.0.0.1:8025"
+    mail_from: str = "fairfetch <fairfetch@localhost>"
+
+    # --- websub ------------------------------------------------------------------------------
+    websub_lease_seconds: int = 7 * 24 * 3600
+    #: A ping naming an entry published longer ago than this is acknowledged and ignored.
+    websub_ignore_older_than: float = 14 * 24 * 3600.0
+    #: A ping naming an entry missing from the re-fetched feed is acknowledged anyway when the
+    #: entry was last updated longer ago than this (bounds the hub's retries).
+    websub_give_up_after: float = 4 * 3600.0
+
+    def replace(self, **changes: Any) -> Settings:
+        return dataclasses.replace(self, **changes)
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
+
+
+def _coerce(name: str, raw: Any) -> Any:
+    """Turn a file or environment value into the field's type, naming the setting on failure."""
+    default = _FIELDS[name].default
+    if default is dataclasses.MISSING:
+        default = _FIELDS[name].default_factory()  # type: ignore[misc]
+    try:
+        if isinstance(default, bool):
+            if isinstance(raw, bool):
+                return raw
+            text = str(raw).strip().lower()
+            if text in {"1", "true", "yes", "on"}:
+                return True
+            if text in {"0", "false", "no", "off", ""}:
+                return False
+            raise ValueError(f"not a boolean: {raw!r}")
+        if isinstance(default, int):
+            return int(raw)
+        if isinstance(default, float):
+            return float(raw)
+        if isinstance(default, tuple):
+            if isinstance(raw, list | tuple):
+                return tuple(str(x).strip() for x in raw if str(x).strip())
+            return tuple(p.strip() for p in str(raw).split(",") if p.strip())
+        if isinstance(default, Mapping):
+            if not isinstance(raw, Mapping):
+                raise ValueError("expected a table")
+            return dict(raw)
+        return str(raw)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"setting {name!r}: {exc}") from None
+
+
+def load_settings(
+    config_file: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    **overrides: Any,
+) -> Settings:
+    """Build settings from defaults, a TOML file, the environment and overrides (``None`` skipped)."""
+    values: dict[str, Any] = {}
+    if config_file is not None:
+        path = Path(config_file)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"config file {str(path)!r} does not exist") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"config file {str(path)!r}: {exc}") from None
+        section = data.get("fairfetch", data)
+        for key, raw in section.items():
+            if key not in _FIELDS:
+                raise ConfigError(f"config file {str(path)!r}: unknown setting {key!r}")
+            values[key] = _coerce(key, raw)
+    env = os.environ if environ is None else environ
+    for name in _FIELDS:
+        key = "FAIRFETCH_" + name.upper()
+        if key in env and name != "key_overrides":
+            values[name] = _coerce(name, env[key])
+    for name, raw in overrides.items():
+        if raw is None:
+            continue
+        if name not in _FIELDS:
+            raise ConfigError(f"unknown setting {name!r}")
+        values[name] = _coerce(name, raw)
+    return Settings(**values)

@@ -1,0 +1,1 @@
+"""fairfetch.notify"""
