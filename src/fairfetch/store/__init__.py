@@ -1,1 +1,18 @@
-"""fairfetch.store"""
+"""Storage: SQLAlchemy Core tables, Alembic migrations and narrow repositories.
+
+One implementation (:class:`SqlStore`) serves SQLite and PostgreSQL; the contract tests in
+``tests/unit/store`` run on both.
+"""
+
+from __future__ import annotations
+
+from fairfetch.store.records import CrawlWrite, FeedRecord, WriteResult
+from fairfetch.store.sql import SqlStore, dumps, link_row
+
+
+def open_store(url: str) -> SqlStore:
+    """Open (and create or migrate on first use) the store at ``url``."""
+    return SqlStore(url)
+
+
+__all__ = ["CrawlWrite", "FeedRecord", "SqlStore", "WriteResult", "dumps", "link_row", "open_store"]

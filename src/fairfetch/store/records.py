@@ -1,0 +1,90 @@
+"""Values that cross the store boundary: what the store returns and what the crawler writes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from fairfetch.feeds.model import Contact, Entry, Person
+from fairfetch.net.outcome import Hop
+
+
+@dataclass(frozen=True)
+class FeedRecord:
+    """One row of ``feeds`` (the health columns exactly as DESIGN.md names them)."""
+
+    id: int
+    url: str
+    original_url: str
+    politeness_key: str
+    status: str
+    error_count: int
+    added_at: datetime
+    title: str | None = None
+    link: str | None = None
+    description: str | None = None
+    language: str | None = None
+    image_url: str | None = None
+    generator: str | None = None
+    format: str | None = None
+    kind: str | None = None
+    kind_evidence: list[str] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    backend: str | None = None
+    last_error: str | None = None
+    last_success_at: datetime | None = None
+    last_fetched_at: datetime | None = None
+    next_crawl_at: datetime | None = None
+    etag: str | None = None
+    last_modified: str | None = None
+    interval_seconds: float | None = None
+    redirect_candidate: str | None = None
+    redirect_candidate_count: int = 0
+    hub_urls: list[str] = field(default_factory=list)
+    self_url: str | None = None
+    entry_count: int = 0
+    newest_entry_at: datetime | None = None
+    crawl_count: int = 0
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> FeedRecord:
+        names = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in row.items() if k in names})
+
+
+@dataclass(frozen=True)
+class CrawlWrite:
+    """Everything one crawl attempt writes, applied in one transaction.
+
+    ``feed_changes`` holds only the feed columns this outcome changes: a throttle carries
+    ``{"next_crawl_at": …}`` and nothing else, so the store cannot touch a health column the
+    decision did not name.
+    """
+
+    feed_id: int
+    url: str
+    at: datetime
+    outcome: str
+    politeness_key: str
+    feed_changes: Mapping[str, Any]
+    http_status: int | None = None
+    error_kind: str | None = None
+    error_detail: str | None = None
+    bytes: int = 0
+    duration: float = 0.0
+    trigger: str = "poll"
+    entries: Sequence[Entry] | None = None
+    hops: Sequence[Hop] | None = None
+    authors: Sequence[tuple[Person, str]] | None = None
+    contacts: Sequence[Contact] | None = None
+    #: The first successful crawl of a feed records its backlog without notifying anyone.
+    first_crawl: bool = False
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    feed_id: int
+    new_entries: int
+    moved_to: str | None = None

@@ -1,0 +1,169 @@
+"""The core tables (feeds, entries, crawls, redirects, authors, links, outages).
+
+Other jobs keep their tables in ``tables_<job>.py`` on the same ``metadata``. The Alembic
+migrations in ``migrations/versions`` are the source of truth for the schema; these Table objects
+are how the code names it, and ``tests/unit/store`` checks the two agree.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from fairfetch.store.types import UTCDateTime
+
+metadata = sa.MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+feeds = sa.Table(
+    "feeds",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("url", sa.Text, nullable=False, unique=True),
+    sa.Column("original_url", sa.Text, nullable=False, index=True),
+    sa.Column("title", sa.Text),
+    sa.Column("link", sa.Text),
+    sa.Column("description", sa.Text),
+    sa.Column("language", sa.Text),
+    sa.Column("image_url", sa.Text),
+    sa.Column("generator", sa.Text),
+    sa.Column("format", sa.Text),
+    sa.Column("kind", sa.Text),
+    sa.Column("kind_evidence", sa.JSON, nullable=False, server_default="[]"),
+    sa.Column("categories", sa.JSON, nullable=False, server_default="[]"),
+    sa.Column("backend", sa.Text),
+    sa.Column("politeness_key", sa.Text, nullable=False, index=True),
+    sa.Column("status", sa.Text, nullable=False, server_default="new"),
+    sa.Column("error_count", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("last_error", sa.Text),
+    sa.Column("last_success_at", UTCDateTime),
+    sa.Column("last_fetched_at", UTCDateTime),
+    sa.Column("next_crawl_at", UTCDateTime, index=True),
+    sa.Column("added_at", UTCDateTime, nullable=False),
+    sa.Column("etag", sa.Text),
+    sa.Column("last_modified", sa.Text),
+    sa.Column("interval_seconds", sa.Float),
+    sa.Column("redirect_candidate", sa.Text),
+    sa.Column("redirect_candidate_count", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("hub_urls", sa.JSON, nullable=False, server_default="[]"),
+    sa.Column("self_url", sa.Text),
+    sa.Column("entry_count", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("newest_entry_at", UTCDateTime),
+    sa.Column("crawl_count", sa.Integer, nullable=False, server_default="0"),
+)
+
+entries = sa.Table(
+    "entries",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("entry_id", sa.Text, nullable=False),
+    sa.Column("title", sa.Text),
+    sa.Column("link", sa.Text),
+    sa.Column("published", UTCDateTime),
+    sa.Column("updated", UTCDateTime),
+    sa.Column("summary", sa.Text),
+    sa.Column("content", sa.Text),
+    sa.Column("authors", sa.JSON, nullable=False, server_default="[]"),
+    sa.Column("categories", sa.JSON, nullable=False, server_default="[]"),
+    sa.Column("enclosures", sa.JSON, nullable=False, server_default="[]"),
+    sa.Column("image_url", sa.Text),
+    sa.Column("content_hash", sa.Text, nullable=False, server_default=""),
+    sa.Column("first_seen_at", UTCDateTime, nullable=False),
+    sa.Column("last_seen_at", UTCDateTime, nullable=False),
+    sa.UniqueConstraint("feed_id", "entry_id"),
+    sa.Index("ix_entries_feed_id_first_seen_at", "feed_id", "first_seen_at"),
+)
+
+crawls = sa.Table(
+    "crawls",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE")),
+    sa.Column("url", sa.Text, nullable=False),
+    sa.Column("at", UTCDateTime, nullable=False, index=True),
+    #: ok | not_modified | throttled | error | outage | skipped
+    sa.Column("outcome", sa.Text, nullable=False),
+    sa.Column("http_status", sa.Integer),
+    sa.Column("error_kind", sa.Text),
+    sa.Column("error_detail", sa.Text),
+    sa.Column("bytes", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("duration", sa.Float, nullable=False, server_default="0"),
+    sa.Column("politeness_key", sa.Text, nullable=False, server_default=""),
+    sa.Column("new_entries", sa.Integer, nullable=False, server_default="0"),
+    #: poll | refresh | ping | probe
+    sa.Column("trigger", sa.Text, nullable=False, server_default="poll"),
+    sa.Index("ix_crawls_feed_id_at", "feed_id", "at"),
+)
+
+redirects = sa.Table(
+    "redirects",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("hop", sa.Integer, nullable=False),
+    sa.Column("url", sa.Text, nullable=False),
+    sa.Column("status", sa.Integer, nullable=False),
+    sa.Column("location", sa.Text, nullable=False),
+    sa.Column("seen_at", UTCDateTime, nullable=False),
+    sa.UniqueConstraint("feed_id", "hop"),
+)
+
+authors = sa.Table(
+    "authors",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("name", sa.Text, nullable=False, server_default=""),
+    sa.Column("email", sa.Text, nullable=False, server_default=""),
+    sa.Column("url", sa.Text, nullable=False, server_default=""),
+    sa.Column("source", sa.Text, nullable=False, server_default="unknown"),
+    sa.UniqueConstraint("feed_id", "name", "email", "url"),
+)
+
+feed_links = sa.Table(
+    "feed_links",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("url", sa.Text, nullable=False),
+    sa.Column("network", sa.Text, nullable=False, server_default="web"),
+    sa.Column("source", sa.Text, nullable=False, server_default="unknown"),
+    sa.UniqueConstraint("feed_id", "url"),
+)
+
+author_links = sa.Table(
+    "author_links",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column(
+        "author_id", sa.Integer, sa.ForeignKey("authors.id", ondelete="CASCADE"), nullable=False
+    ),
+    sa.Column("url", sa.Text, nullable=False),
+    sa.Column("network", sa.Text, nullable=False, server_default="web"),
+    sa.Column("source", sa.Text, nullable=False, server_default="unknown"),
+    sa.UniqueConstraint("author_id", "url"),
+)
+
+outages = sa.Table(
+    "outages",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("started_at", UTCDateTime, nullable=False),
+    sa.Column("ended_at", UTCDateTime),
+    sa.Column("keys", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("detail", sa.Text, nullable=False, server_default=""),
+)

@@ -1,0 +1,45 @@
+"""Suite-wide fixtures. Area-specific fixtures live in each area's own conftest.py."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database on the throwaway loopback cluster.
+
+    `make test` runs the suite under scripts/with-postgres, which exports FAIRFETCH_TEST_PG. In CI
+    a missing cluster is a failure, not a skip: the remote database is where unbindable values
+    show up, and a suite that silently skipped it would hide exactly those bugs.
+    """
+    base = os.environ.get("FAIRFETCH_TEST_PG")
+    if not base:
+        if os.environ.get("CI"):
+            pytest.fail("FAIRFETCH_TEST_PG is not set: run the suite under scripts/with-postgres")
+        pytest.skip("no PostgreSQL cluster (run under scripts/with-postgres)")
+    import sqlalchemy as sa
+
+    name = "t_" + uuid.uuid4().hex[:12]
+    admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    url = base.rsplit("/", 1)[0] + "/" + name
+    try:
+        yield url
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> str:
+    """The store under test on both backends: one contract suite, two databases."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path}/fairfetch.db"
+    return str(request.getfixturevalue("pg_url"))
