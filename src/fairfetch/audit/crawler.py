@@ -1,0 +1,689 @@
+"""The site crawl: breadth first over one site, with the fetch engine, into a crawl file.
+
+Why it is shaped this way:
+
+- **Level by level.** A level (all pages at one click depth) is fetched concurrently; the next
+  level is built from the crawl file once the level is written, ordered by (parent id, link
+  position). That is the order a one-at-a-time breadth-first crawl would have, so depths are
+  exact, ``--max-pages`` cuts at the same page every time, and a resumed crawl (``--resume``
+  after a SIGKILL) ends with the same file as an uninterrupted one.
+- **One writer.** Fetch workers hand finished pages to a bounded queue; one writer applies them
+  in ``executemany`` batches of upserts. Ids of assets come from an in-memory URL→id map, never
+  from per-row lookups.
+- **Probes beside the crawl.** External links, redirect destinations and assets are
+  status-checked through :class:`~fairfetch.audit.probe.ProbeQueue` (one request in flight per
+  foreign host, round-robin over hosts) while pages are still being fetched. Nothing from a
+  foreign site is parsed. Every URL that is not checked is recorded with its reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from lxml import etree
+from protego import Protego
+
+from fairfetch.audit.crawlfile import CrawlFile
+from fairfetch.audit.extract import extract_page
+from fairfetch.audit.indexability import indexability, is_html
+from fairfetch.audit.probe import ProbeQueue
+from fairfetch.audit.urls import Scope, normalize, resolve_link
+from fairfetch.config import Settings
+from fairfetch.errors import AuditError, InvalidURLError
+from fairfetch.net.outcome import FetchResult
+
+__all__ = ["CrawlOptions", "CrawlStats", "crawl_site"]
+
+_MAX_SITEMAP_FILES = 50
+
+
+class FetcherLike(Protocol):
+    async def fetch(self, url: str, **kwargs: Any) -> FetchResult: ...
+
+
+@dataclass(frozen=True)
+class CrawlOptions:
+    max_pages: int | None = None
+    max_depth: int | None = None
+    registrable_domain: bool = False
+    resume: bool = False
+    #: Requests in flight to the audited site. Default: settings.per_host_in_flight. An owner
+    #: auditing their own site may raise it.
+    concurrency: int | None = None
+    #: Probes in flight in total (still one per foreign host).
+    probe_concurrency: int = 16
+    max_externals: int = 10_000
+    use_sitemaps: bool = True
+    batch_size: int = 256
+
+
+@dataclass
+class CrawlStats:
+    pages_done: int = 0
+    pages_queued: int = 0
+    externals_registered: int = 0
+    externals_checked: int = 0
+    externals_pending: int = 0
+    not_checked: dict[str, int] = field(default_factory=dict)
+    links_skipped: dict[str, int] = field(default_factory=dict)
+    rows: int = 0  # pages + links + page_images + page_resources written
+    cut_short: str = ""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class _Writer:
+    """The one writer: a bounded queue drained in batches, each batch in a worker thread."""
+
+    def __init__(self, cf: CrawlFile, batch_size: int) -> None:
+        self.cf = cf
+        self.batch_size = batch_size
+        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=batch_size * 8)
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._run())
+
+    async def put(self, kind: str, payload: Any) -> None:
+        await self.queue.put((kind, payload))
+
+    async def flush(self) -> None:
+        await self.queue.join()
+        if self.task is not None and self.task.done():
+            self.task.result()  # re-raise a writer failure instead of waiting forever
+
+    async def _run(self) -> None:
+        while True:
+            batch = [await self.queue.get()]
+            while len(batch) < self.batch_size:
+                try:
+                    batch.append(self.queue.get_nowait())
+                except asyncio.QueueEmpty:
+                    break
+            try:
+                await asyncio.to_thread(self.cf.write_batch, batch)
+            finally:
+                for _ in batch:
+                    self.queue.task_done()
+
+    async def aclose(self) -> None:
+        await self.flush()
+        if self.task is not None:
+            self.task.cancel()
+
+
+class _Crawl:
+    def __init__(
+        self,
+        start_url: str,
+        cf: CrawlFile,
+        settings: Settings,
+        options: CrawlOptions,
+        fetcher: FetcherLike,
+        progress: Callable[[CrawlStats], None] | None,
+    ) -> None:
+        self.start_url = start_url
+        self.cf = cf
+        self.settings = settings
+        self.options = options
+        self.fetcher = fetcher
+        self.progress = progress
+        self.scope = Scope(start_url, registrable_domain=options.registrable_domain)
+        self.concurrency = max(1, options.concurrency or settings.per_host_in_flight)
+        self.site_slots = asyncio.Semaphore(self.concurrency)
+        self.writer = _Writer(cf, options.batch_size)
+        self.stats = CrawlStats()
+        self.page_ids: dict[str, int] = {}
+        self.next_id = 1
+        self.image_ids: dict[str, int] = {}
+        self.resource_ids: dict[str, int] = {}
+        self.probe_kinds: dict[str, set[str]] = {}
+        self.probes = ProbeQueue(options.max_externals, self._probe_limit)
+        self.probe_slots = asyncio.Semaphore(options.probe_concurrency)
+        self.probe_wake = asyncio.Event()
+        self.crawl_finished = False
+        self.probe_tasks: set[asyncio.Task[None]] = set()
+
+    # --- probes ------------------------------------------------------------------------------
+    def _probe_limit(self, host: str) -> int:
+        return self.concurrency if self.scope.contains(f"http://{host}/") else 1
+
+    async def _register_probe(self, url: str, kind: str) -> None:
+        """Queue a status check. ``kind``: link | redirect | image | resource."""
+        kinds = self.probe_kinds.get(url)
+        if kinds is not None:
+            kinds.add(kind)
+            return
+        internal = self.scope.contains(url)
+        external_row = not internal or kind == "redirect"
+        reg = self.probes.register(url, capped=external_row)
+        if not reg.accepted:
+            if reg.reason == "over_cap":
+                self._count_not_checked("over_cap")
+                if external_row:
+                    await self.writer.put(
+                        "external_result",
+                        (url, kind, None, None, None, None, None, None, "over_cap"),
+                    )
+            return
+        self.probe_kinds[url] = {kind}
+        if external_row:
+            self.stats.externals_registered += 1
+            await self.writer.put("external", (url, kind))
+        self.probe_wake.set()
+
+    def _count_not_checked(self, reason: str) -> None:
+        self.stats.not_checked[reason] = self.stats.not_checked.get(reason, 0) + 1
+
+    async def _probe_loop(self) -> None:
+        while True:
+            self.probe_wake.clear()
+            await self.probe_slots.acquire()
+            url = self.probes.next()
+            if url is None:
+                self.probe_slots.release()
+                if (
+                    self.crawl_finished
+                    and not self.probes.pending()
+                    and not self.probes.in_flight()
+                ):
+                    return
+                await self.probe_wake.wait()
+                continue
+            task = asyncio.create_task(self._probe(url))
+            self.probe_tasks.add(task)
+            task.add_done_callback(self.probe_tasks.discard)
+
+    async def _probe(self, url: str) -> None:
+        try:
+            internal = self.scope.contains(url)
+            if internal:
+                async with self.site_slots:
+                    result = await self._head_or_get(url)
+            else:
+                result = await self._head_or_get(url)
+            await self._record_probe(url, result)
+        finally:
+            self.probes.done(url)
+            self.probe_slots.release()
+            self.probe_wake.set()
+
+    async def _head_or_get(self, url: str) -> tuple[FetchResult, str]:
+        result = await self.fetcher.fetch(url, method="HEAD", read_body=False)
+        if result.status in (405, 501):
+            result = await self.fetcher.fetch(url, method="GET", read_body=False)
+            return result, "GET"
+        return result, "HEAD"
+
+    async def _record_probe(self, url: str, probed: tuple[FetchResult, str]) -> None:
+        result, method = probed
+        kinds = self.probe_kinds.get(url, set())
+        internal = self.scope.contains(url)
+        now = _now()
+        not_checked = None
+        error = f"{result.error_kind}: {result.error_detail}" if result.error_kind else None
+        if result.error_kind == "perimeter":
+            not_checked = "perimeter"
+            self._count_not_checked("perimeter")
+        else:
+            self.stats.externals_checked += 1
+        if not internal or "redirect" in kinds:
+            hops = json.dumps([{"url": h.url, "status": h.status} for h in result.hops])
+            via = "redirect" if "redirect" in kinds else sorted(kinds)[0]
+            await self.writer.put(
+                "external_result",
+                (url, via, result.status, result.final_url, hops, error, method, now, not_checked),
+            )
+        size_header = result.headers.get("content-length")
+        size = int(size_header) if size_header and size_header.isdigit() else None
+        ctype = result.headers.get("content-type")
+        if "image" in kinds:
+            await self.writer.put("image_result", (result.status, ctype, size, error, now, url))
+        if "resource" in kinds:
+            await self.writer.put(
+                "resource_result", (result.status, ctype, size, error, now, url)
+            )
+
+    # --- robots and sitemaps -----------------------------------------------------------------
+    async def _robots_and_sitemaps(self) -> list[str]:
+        if self.options.resume and self.cf.conn.execute("SELECT 1 FROM robots").fetchone():
+            return [u for u in self.cf.sitemap_url_list() if self.scope.contains(u)]
+        origin = self.start_url.split("/", 3)
+        base = f"{origin[0]}//{origin[2]}"
+        robots_url = base + "/robots.txt"
+        async with self.site_slots:
+            res = await self.fetcher.fetch(robots_url)
+        body = res.body.decode("utf-8", "replace") if res.ok else ""
+        await self.writer.put(
+            "robots",
+            (robots_url, res.status, body, f"{res.error_kind}: {res.error_detail}"
+             if res.error_kind else None),
+        )
+        if not self.options.use_sitemaps:
+            return []
+        sitemap_files: list[str] = []
+        if body:
+            try:
+                sitemap_files = [u for u in (normalize(s) for s in Protego.parse(body).sitemaps)
+                                 if u]
+            except Exception:  # a robots.txt protego cannot read has no sitemap lines for us
+                sitemap_files = []
+        if not sitemap_files:
+            sitemap_files = [base + "/sitemap.xml"]
+        urls: list[str] = []
+        seen_urls: set[str] = set()
+        seen_files: set[str] = set()
+        todo = list(sitemap_files)
+        while todo and len(seen_files) < _MAX_SITEMAP_FILES:
+            sm = todo.pop(0)
+            if sm in seen_files:
+                continue
+            seen_files.add(sm)
+            async with self.site_slots:
+                res = await self.fetcher.fetch(sm, check_robots=False)
+            if not res.ok:
+                err = f"{res.error_kind}: {res.error_detail}" if res.error_kind else "http"
+                await self.writer.put("sitemap", (sm, res.status, None, 0, err))
+                continue
+            kind, locs = _parse_sitemap(res.body)
+            if kind == "sitemapindex":
+                todo.extend(u for u in (normalize(x) for x in locs) if u)
+                await self.writer.put("sitemap", (sm, res.status, kind, len(locs), None))
+                continue
+            found = []
+            for loc in locs:
+                u = normalize(loc)
+                if u and u not in seen_urls:
+                    seen_urls.add(u)
+                    found.append((u, sm))
+                    if self.scope.contains(u):
+                        urls.append(u)
+            err = None if kind else "not a sitemap"
+            await self.writer.put("sitemap", (sm, res.status, kind, len(locs), err))
+            await self.writer.put("sitemap_urls_many", found)
+        return urls
+
+    # --- pages -------------------------------------------------------------------------------
+    async def _fetch_page(self, page_id: int, url: str) -> None:
+        async with self.site_slots:
+            result = await self.fetcher.fetch(
+                url, follow_redirects=False, check_robots=self.settings.obey_robots
+            )
+        for _ in range(3):
+            if not result.throttled:
+                break
+            # A throttle is an instruction: wait as told, then ask again (bounded).
+            await asyncio.sleep(min(result.retry_after or 1.0, 300.0))
+            async with self.site_slots:
+                result = await self.fetcher.fetch(
+                    url, follow_redirects=False, check_robots=self.settings.obey_robots
+                )
+        await self._store_page(page_id, url, result)
+
+    async def _store_page(self, page_id: int, url: str, result: FetchResult) -> None:
+        headers = result.headers
+        ctype = headers.get("content-type")
+        size_header = headers.get("content-length")
+        size: int | None = result.bytes_read or len(result.body) or None
+        if size is None and size_header and size_header.isdigit():
+            size = int(size_header)
+        redirect_to = None
+        status = result.status
+        if result.error_kind == "robots":
+            status = None
+        if status is not None and 300 <= status < 400 and headers.get("location"):
+            redirect_to = resolve_link(url, headers["location"])
+        facts = None
+        if status == 200 and is_html(ctype) and result.body:
+            facts = extract_page(result.body, url)
+        x_robots = headers.get("x-robots-tag")
+        canonical = facts.canonicals[0] if facts and facts.canonicals else None
+        ok, why = indexability(
+            url=url,
+            status=status,
+            error=result.error_kind,
+            content_type=ctype,
+            meta_robots=facts.meta_robots if facts else None,
+            x_robots_tag=x_robots,
+            canonical=canonical,
+        )
+        error = f"{result.error_kind}: {result.error_detail}" if result.error_kind else None
+        links: list[tuple[Any, ...]] = []
+        images: list[tuple[Any, ...]] = []
+        page_images: list[tuple[Any, ...]] = []
+        resources: list[tuple[Any, ...]] = []
+        page_resources: list[tuple[Any, ...]] = []
+        probes: list[tuple[str, str]] = []
+        mixed = 0
+        https = url.startswith("https:")
+        if facts is not None:
+            contains = self.scope.contains
+            seen_targets: set[str] = set()
+            for seq, link in enumerate(facts.links):
+                internal = contains(link.url)
+                links.append(
+                    (page_id, seq, link.url, link.anchor, link.rel, int(internal), link.where)
+                )
+                if not internal and link.url not in seen_targets:
+                    seen_targets.add(link.url)
+                    probes.append((link.url, "link"))
+            seen_assets: set[str] = set()
+            for asset in facts.assets:
+                if asset.url in seen_assets:
+                    continue
+                seen_assets.add(asset.url)
+                if https and asset.url.startswith("http:"):
+                    mixed += 1
+                internal = int(contains(asset.url))
+                if asset.kind == "image":
+                    image_id = self.image_ids.get(asset.url)
+                    if image_id is None:
+                        image_id = self.image_ids[asset.url] = len(self.image_ids) + 1
+                        images.append((image_id, asset.url, internal))
+                        probes.append((asset.url, "image"))
+                    page_images.append((page_id, image_id, asset.alt, asset.width, asset.height))
+                else:
+                    res_id = self.resource_ids.get(asset.url)
+                    if res_id is None:
+                        res_id = self.resource_ids[asset.url] = len(self.resource_ids) + 1
+                        resources.append((res_id, asset.url, asset.kind, internal))
+                        probes.append((asset.url, "resource"))
+                    page_resources.append((page_id, res_id))
+        page_row = (
+            status, error, ctype, size, round(result.duration * 1000, 1),
+            facts.titles[0] if facts and facts.titles else None,
+            len(facts.titles) if facts else None,
+            int(facts.title_outside_head) if facts else None,
+            facts.descriptions[0] if facts and facts.descriptions else None,
+            len(facts.descriptions) if facts else None,
+            int(facts.description_outside_head) if facts else None,
+            json.dumps(facts.h1s) if facts else None,
+            len(facts.h1s) if facts else None,
+            "".join(map(str, facts.heading_levels)) if facts else None,
+            canonical,
+            len(facts.canonicals) if facts else None,
+            facts.meta_robots if facts else None,
+            x_robots,
+            json.dumps(facts.hreflang) if facts and facts.hreflang else None,
+            facts.lang if facts else None,
+            facts.word_count if facts else None,
+            int(ok), why, redirect_to,
+            facts.content_hash if facts else None,
+            facts.sketch if facts else None,
+            facts.og_title if facts else None,
+            facts.og_image if facts else None,
+            facts.jsonld_total if facts else None,
+            facts.jsonld_invalid if facts else None,
+            int("strict-transport-security" in headers),
+            int("content-security-policy" in headers),
+            int(headers.get("x-content-type-options", "").lower() == "nosniff"),
+            mixed,
+            _now(),
+            page_id,
+        )  # fmt: skip
+        await self.writer.put(
+            "page", (page_row, links, images, page_images, resources, page_resources)
+        )
+        if redirect_to is not None and status is not None:
+            internal = self.scope.contains(redirect_to)
+            await self.writer.put("redirect", (url, status, redirect_to, int(internal)))
+            if not internal:
+                probes.append((redirect_to, "redirect"))
+        self.stats.pages_done += 1
+        self.stats.rows += 1 + len(links) + len(page_images) + len(page_resources)
+        for purl, kind in probes:
+            await self._register_probe(purl, kind)
+        self._report()
+
+    def _report(self) -> None:
+        if self.progress is not None:
+            self.stats.externals_pending = self.probes.pending() + self.probes.in_flight()
+            self.progress(self.stats)
+
+    # --- levels ------------------------------------------------------------------------------
+    async def _queue_level(
+        self, urls: list[tuple[str, str]], level: int, depth: int | None
+    ) -> list[tuple[int, str]]:
+        rows = []
+        out = []
+        for url, source in urls:
+            if url in self.page_ids:
+                continue
+            page_id = self.next_id
+            self.next_id += 1
+            self.page_ids[url] = page_id
+            rows.append((page_id, url, level, depth, source))
+            out.append((page_id, url))
+        if rows:
+            await self.writer.put("queue_many", rows)
+        self.stats.pages_queued += len(out)
+        return out
+
+    def _next_level_urls(self, page_ids: list[int]) -> list[tuple[str, str]]:
+        """Undiscovered internal targets of these pages, in breadth-first order, with source."""
+        best: dict[str, tuple[int, int, str]] = {}
+        for from_id, target in self.cf.redirect_targets_of(page_ids):
+            if self.scope.contains(target):
+                key = (from_id, -1, "redirect")
+                if target not in best or key < best[target]:
+                    best[target] = key
+        for from_id, seq, target in self.cf.internal_links_of(page_ids):
+            key = (from_id, seq, "link")
+            if target not in best or key < best[target]:
+                best[target] = key
+        ordered = sorted(
+            ((k, u) for u, k in best.items() if u not in self.page_ids), key=lambda x: x[0]
+        )
+        return [(u, k[2]) for k, u in ordered]
+
+    def _room(self) -> bool:
+        cap = self.options.max_pages
+        return cap is None or self.stats.pages_done < cap
+
+    async def _run_level(self, todo: list[tuple[int, str]]) -> None:
+        it = iter(todo)
+
+        async def worker() -> None:
+            for page_id, url in it:
+                if not self._room():
+                    return
+                await self._fetch_page(page_id, url)
+
+        await asyncio.gather(*(worker() for _ in range(self.concurrency)))
+
+    async def run(self) -> CrawlStats:
+        self.writer.start()
+        probe_loop = asyncio.create_task(self._probe_loop())
+        try:
+            await self._crawl()
+            await self.writer.flush()
+            await self._register_uncrawled_redirect_targets()
+            self.crawl_finished = True
+            self.probe_wake.set()
+            await probe_loop
+            if self.probe_tasks:
+                await asyncio.gather(*self.probe_tasks)
+            self.cf.set_meta(
+                finished_at=_now(),
+                cut_short=self.stats.cut_short,
+                not_checked=self.stats.not_checked,
+                links_skipped=self.stats.links_skipped,
+            )
+            await self.writer.flush()
+            await asyncio.to_thread(self.cf.finalize)
+            self._report()
+            return self.stats
+        finally:
+            if not probe_loop.done():
+                probe_loop.cancel()
+            for task in list(self.probe_tasks):
+                task.cancel()
+            await self.writer.aclose()
+
+    async def _register_uncrawled_redirect_targets(self) -> None:
+        rows = self.cf.conn.execute(
+            "SELECT r.to_url FROM redirects r LEFT JOIN pages p ON p.url = r.to_url "
+            "WHERE r.to_internal = 1 AND (p.state IS NULL OR p.state != 'done') "
+            "ORDER BY r.rowid"
+        ).fetchall()
+        for (url,) in rows:
+            await self._register_probe(url, "redirect")
+
+    async def _crawl(self) -> None:
+        sitemap_urls = await self._robots_and_sitemaps()
+        await self.writer.flush()
+        sitemap_level_done = False
+        if self.options.resume and self._load_state():
+            level = max(lvl for _, _, lvl, _, _ in self.cf.pages_index())
+            sitemap_level_done = bool(
+                self.cf.conn.execute("SELECT 1 FROM pages WHERE source='sitemap'").fetchone()
+            )
+        else:
+            level = 0
+            await self._queue_level([(self.start_url, "start")], 0, 0)
+            await self.writer.flush()
+        while True:
+            rows = self.cf.conn.execute(
+                "SELECT id, url, state, depth FROM pages WHERE level=? ORDER BY id", (level,)
+            ).fetchall()
+            todo = [(r[0], r[1]) for r in rows if r[2] == "queued"]
+            depth = rows[0][3] if rows else None
+            await self._run_level(todo)
+            await self.writer.flush()
+            done_ids = [r[0] for r in rows]
+            next_urls = self._next_level_urls(done_ids)
+            if not self._room():
+                left = self.cf.conn.execute(
+                    "SELECT 1 FROM pages WHERE state='queued' LIMIT 1"
+                ).fetchone()
+                if left or next_urls or any(u not in self.page_ids for u in sitemap_urls):
+                    self.stats.cut_short = "max_pages"
+                return
+            next_depth = None if depth is None else depth + 1
+            max_depth = self.options.max_depth
+            if next_urls and next_depth is not None and max_depth is not None:
+                if next_depth > max_depth:
+                    self.stats.cut_short = "max_depth"
+                    next_urls = []
+            if not next_urls and not sitemap_level_done:
+                sitemap_level_done = True
+                leftovers = [u for u in sitemap_urls if u not in self.page_ids]
+                if leftovers:
+                    level += 1
+                    await self._queue_level([(u, "sitemap") for u in leftovers], level, None)
+                    await self.writer.flush()
+                    continue
+            if not next_urls:
+                return
+            level += 1
+            await self._queue_level(next_urls, level, next_depth)
+            await self.writer.flush()
+
+    def _load_state(self) -> bool:
+        index = self.cf.pages_index()
+        if not index:
+            return False
+        for page_id, url, _level, _depth, state in index:
+            self.page_ids[url] = page_id
+            if state == "done":
+                self.stats.pages_done += 1
+        self.stats.pages_queued = len(index)
+        self.next_id = index[-1][0] + 1
+        self.image_ids = self.cf.asset_ids("images")
+        self.resource_ids = self.cf.asset_ids("resources")
+        for url, via, checked_at, not_checked in self.cf.externals_state():
+            capped = not self.scope.contains(url) or via == "redirect"
+            if checked_at is not None or not_checked is not None:
+                self.probes.preload(url, capped=capped)
+                self.probe_kinds[url] = {via}
+            else:
+                self.probes.register(url, capped=capped)
+                self.probe_kinds[url] = {via}
+        for table, kind in (("images", "image"), ("resources", "resource")):
+            for url in self.cf.unchecked_assets(table):
+                if url in self.probe_kinds:
+                    self.probe_kinds[url].add(kind)
+                    continue
+                self.probes.register(url, capped=not self.scope.contains(url))
+                self.probe_kinds[url] = {kind}
+        for url in self.image_ids:
+            kinds = self.probe_kinds.get(url)
+            if kinds is not None:
+                kinds.add("image")
+        for url in self.resource_ids:
+            kinds = self.probe_kinds.get(url)
+            if kinds is not None:
+                kinds.add("resource")
+        self.probe_wake.set()
+        return True
+
+
+def _parse_sitemap(data: bytes) -> tuple[str | None, list[str]]:
+    """(urlset | sitemapindex | None, locs) — entities and network off, recover mode."""
+    parser = etree.XMLParser(
+        resolve_entities=False, no_network=True, recover=True, huge_tree=False
+    )
+    try:
+        root = etree.fromstring(data, parser)
+    except etree.XMLSyntaxError:
+        return None, []
+    if root is None:
+        return None, []
+    tag = etree.QName(root).localname
+    if tag not in ("urlset", "sitemapindex"):
+        return None, []
+    locs = [
+        (el.text or "").strip()
+        for el in root.iter("{*}loc")
+        if (el.text or "").strip()
+    ]
+    return tag, locs
+
+
+async def crawl_site(
+    start_url: str,
+    out: str | Path,
+    settings: Settings,
+    options: CrawlOptions | None = None,
+    *,
+    fetcher: FetcherLike | None = None,
+    progress: Callable[[CrawlStats], None] | None = None,
+) -> CrawlStats:
+    """Crawl the site of ``start_url`` into the crawl file ``out``; see the module docstring."""
+    options = options or CrawlOptions()
+    url = normalize(start_url)
+    if url is None:
+        raise InvalidURLError(start_url, "not an http(s) URL with a host")
+    path = Path(out)
+    if path.exists() and not options.resume:
+        raise AuditError(f"{str(path)!r} exists: pass --resume to continue it, or remove it")
+    cf = CrawlFile(path)
+    try:
+        meta = cf.get_meta()
+        if options.resume and meta.get("start_url") not in (None, url):
+            raise AuditError(
+                f"{str(path)!r} is a crawl of {meta.get('start_url')!r}, not of {url!r}"
+            )
+        cf.set_meta(
+            start_url=url,
+            registrable_domain=options.registrable_domain,
+            max_pages=options.max_pages,
+            max_depth=options.max_depth,
+            started_at=meta.get("started_at") or _now(),
+        )
+        if fetcher is None:
+            from fairfetch.net.fetch import Fetcher
+
+            async with Fetcher(settings) as own:
+                return await _Crawl(url, cf, settings, options, own, progress).run()
+        return await _Crawl(url, cf, settings, options, fetcher, progress).run()
+    finally:
+        cf.close()

@@ -1,0 +1,409 @@
+"""The crawl file: one SQLite database per audit. The only module of audit/ that writes SQL.
+
+Schema (documented for users in docs/audit.md). Every table has a unique index per URL (or per
+pair), and every write is an upsert on it, so resuming a crawl updates rows, never duplicates
+them. Page ids are the page's breadth-first order, assigned when its level is queued, so two
+crawls of one site number their pages alike whatever the completion order of fetches was.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from fairfetch.errors import AuditError
+
+__all__ = ["SCHEMA", "SCHEMA_VERSION", "CrawlFile"]
+
+SCHEMA_VERSION = "1"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS pages (
+    id INTEGER PRIMARY KEY,            -- breadth-first order
+    url TEXT NOT NULL,
+    level INTEGER NOT NULL,            -- crawl round (0 = start URL)
+    depth INTEGER,                     -- clicks from the start URL; NULL: reached only via sitemap
+    source TEXT NOT NULL,              -- start | link | redirect | sitemap
+    state TEXT NOT NULL,               -- queued | done
+    status INTEGER, error TEXT, content_type TEXT, size INTEGER, response_ms REAL,
+    title TEXT, title_count INTEGER, title_outside_head INTEGER,
+    meta_description TEXT, description_count INTEGER, description_outside_head INTEGER,
+    h1 TEXT, h1_count INTEGER, heading_levels TEXT,
+    canonical TEXT, canonical_count INTEGER,
+    meta_robots TEXT, x_robots_tag TEXT, hreflang TEXT, lang TEXT, word_count INTEGER,
+    indexable INTEGER, indexability TEXT, redirect_to TEXT,
+    content_hash TEXT, sketch TEXT, og_title TEXT, og_image TEXT,
+    jsonld_total INTEGER, jsonld_invalid INTEGER,
+    hsts INTEGER, csp INTEGER, x_content_type_options INTEGER, mixed_content INTEGER,
+    in_sitemap INTEGER NOT NULL DEFAULT 0, crawled_at TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS pages_url ON pages(url);
+CREATE INDEX IF NOT EXISTS pages_level ON pages(level, state);
+CREATE TABLE IF NOT EXISTS links (
+    from_id INTEGER NOT NULL, seq INTEGER NOT NULL, to_url TEXT NOT NULL,
+    anchor TEXT, rel TEXT, internal INTEGER NOT NULL, location TEXT,
+    PRIMARY KEY (from_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS links_to ON links(to_url);
+CREATE TABLE IF NOT EXISTS images (
+    id INTEGER PRIMARY KEY, url TEXT NOT NULL, internal INTEGER NOT NULL,
+    status INTEGER, content_type TEXT, size INTEGER, error TEXT, checked_at TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS images_url ON images(url);
+CREATE TABLE IF NOT EXISTS page_images (
+    page_id INTEGER NOT NULL, image_id INTEGER NOT NULL, alt TEXT, width TEXT, height TEXT,
+    PRIMARY KEY (page_id, image_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS resources (
+    id INTEGER PRIMARY KEY, url TEXT NOT NULL, type TEXT NOT NULL, internal INTEGER NOT NULL,
+    status INTEGER, content_type TEXT, size INTEGER, error TEXT, checked_at TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS resources_url ON resources(url);
+CREATE TABLE IF NOT EXISTS page_resources (
+    page_id INTEGER NOT NULL, resource_id INTEGER NOT NULL,
+    PRIMARY KEY (page_id, resource_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS redirects (
+    from_url TEXT NOT NULL, status INTEGER NOT NULL, to_url TEXT NOT NULL,
+    to_internal INTEGER NOT NULL, to_status INTEGER, final_url TEXT, final_status INTEGER,
+    chain TEXT, loop INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX IF NOT EXISTS redirects_from ON redirects(from_url);
+CREATE TABLE IF NOT EXISTS externals (
+    url TEXT NOT NULL, via TEXT NOT NULL,          -- link | redirect | resource
+    status INTEGER, final_url TEXT, hops TEXT, error TEXT, method TEXT,
+    checked_at TEXT, not_checked TEXT                -- reason when it was not checked
+);
+CREATE UNIQUE INDEX IF NOT EXISTS externals_url ON externals(url);
+CREATE TABLE IF NOT EXISTS robots (
+    url TEXT NOT NULL, status INTEGER, body TEXT, error TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS robots_url ON robots(url);
+CREATE TABLE IF NOT EXISTS sitemaps (
+    url TEXT NOT NULL, status INTEGER, kind TEXT, url_count INTEGER, error TEXT
+);
+CREATE UNIQUE INDEX IF NOT EXISTS sitemaps_url ON sitemaps(url);
+CREATE TABLE IF NOT EXISTS sitemap_urls (url TEXT NOT NULL, sitemap TEXT NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS sitemap_urls_url ON sitemap_urls(url);
+"""
+
+#: Columns of ``pages`` written when a page is done (in this order in ``page_done`` rows).
+PAGE_DONE_COLUMNS = (
+    "status", "error", "content_type", "size", "response_ms",
+    "title", "title_count", "title_outside_head",
+    "meta_description", "description_count", "description_outside_head",
+    "h1", "h1_count", "heading_levels", "canonical", "canonical_count",
+    "meta_robots", "x_robots_tag", "hreflang", "lang", "word_count",
+    "indexable", "indexability", "redirect_to", "content_hash", "sketch", "og_title", "og_image",
+    "jsonld_total", "jsonld_invalid", "hsts", "csp", "x_content_type_options", "mixed_content",
+    "crawled_at",
+)  # fmt: skip
+
+_PAGE_DONE_SQL = (
+    "UPDATE pages SET state='done', "
+    + ", ".join(f"{c}=?" for c in PAGE_DONE_COLUMNS)
+    + " WHERE id=?"
+)
+_LINK_SQL = (
+    "INSERT INTO links(from_id, seq, to_url, anchor, rel, internal, location) "
+    "VALUES (?,?,?,?,?,?,?) ON CONFLICT(from_id, seq) DO UPDATE SET to_url=excluded.to_url, "
+    "anchor=excluded.anchor, rel=excluded.rel, internal=excluded.internal, "
+    "location=excluded.location"
+)
+_IMAGE_SQL = (
+    "INSERT INTO images(id, url, internal) VALUES (?,?,?) ON CONFLICT(url) DO NOTHING"
+)
+_PAGE_IMAGE_SQL = (
+    "INSERT INTO page_images(page_id, image_id, alt, width, height) VALUES (?,?,?,?,?) "
+    "ON CONFLICT(page_id, image_id) DO UPDATE SET alt=excluded.alt, width=excluded.width, "
+    "height=excluded.height"
+)
+_RESOURCE_SQL = (
+    "INSERT INTO resources(id, url, type, internal) VALUES (?,?,?,?) ON CONFLICT(url) DO NOTHING"
+)
+_PAGE_RESOURCE_SQL = (
+    "INSERT INTO page_resources(page_id, resource_id) VALUES (?,?) "
+    "ON CONFLICT(page_id, resource_id) DO NOTHING"
+)
+_QUEUE_SQL = (
+    "INSERT INTO pages(id, url, level, depth, source, state) VALUES (?,?,?,?,?,'queued') "
+    "ON CONFLICT(url) DO NOTHING"
+)
+_REDIRECT_SQL = (
+    "INSERT INTO redirects(from_url, status, to_url, to_internal) VALUES (?,?,?,?) "
+    "ON CONFLICT(from_url) DO UPDATE SET status=excluded.status, to_url=excluded.to_url, "
+    "to_internal=excluded.to_internal"
+)
+_EXTERNAL_REGISTER_SQL = (
+    "INSERT INTO externals(url, via) VALUES (?,?) ON CONFLICT(url) DO NOTHING"
+)
+_EXTERNAL_RESULT_SQL = (
+    "INSERT INTO externals(url, via, status, final_url, hops, error, method, checked_at, "
+    "not_checked) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT(url) DO UPDATE SET "
+    "status=excluded.status, final_url=excluded.final_url, hops=excluded.hops, "
+    "error=excluded.error, method=excluded.method, checked_at=excluded.checked_at, "
+    "not_checked=excluded.not_checked"
+)
+_ASSET_RESULT_SQL = (
+    "UPDATE {table} SET status=?, content_type=?, size=?, error=?, checked_at=? WHERE url=?"
+)
+
+
+class CrawlFile:
+    """An open crawl file. Writes come in batches (``executemany`` in one transaction)."""
+
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        self.path = Path(path)
+        if not create and not self.path.exists():
+            raise AuditError(f"crawl file {str(self.path)!r} does not exist")
+        try:
+            self.conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            if create:
+                self.conn.executescript(SCHEMA)
+                self.conn.execute(
+                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
+                    (SCHEMA_VERSION,),
+                )
+            else:
+                self._check_schema()
+        except sqlite3.DatabaseError as exc:
+            raise AuditError(f"crawl file {str(self.path)!r}: {exc}") from None
+
+    def _check_schema(self) -> None:
+        row = self.conn.execute(
+            "SELECT value FROM meta WHERE key='schema_version'"
+        ).fetchone()
+        if row is None:
+            raise AuditError(f"{str(self.path)!r} is not a fairfetch crawl file")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # --- meta --------------------------------------------------------------------------------
+    def get_meta(self) -> dict[str, str]:
+        return dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
+
+    def set_meta(self, **values: Any) -> None:
+        self.conn.executemany(
+            "INSERT INTO meta(key, value) VALUES (?,?) "
+            "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            [(k, v if isinstance(v, str) else json.dumps(v)) for k, v in values.items()],
+        )
+
+    # --- batched writes ----------------------------------------------------------------------
+    def write_batch(self, ops: Sequence[tuple[str, Any]]) -> None:
+        """Apply a batch of ``(kind, payload)`` operations in one transaction.
+
+        Kinds: ``queue`` (rows for _QUEUE_SQL), ``page`` (a PageWrite tuple), ``redirect``,
+        ``external`` (register), ``external_result``, ``image_result``, ``resource_result``,
+        ``robots``, ``sitemap``, ``sitemap_urls``. Grouping by statement lets executemany do
+        the work; the order of kinds inside a batch does not matter because every statement is
+        an upsert on its own unique index.
+        """
+        grouped: dict[str, list[Any]] = {}
+        for kind, payload in ops:
+            if kind == "page":
+                page_row, links, images, page_images, resources, page_resources = payload
+                grouped.setdefault("page", []).append(page_row)
+                grouped.setdefault("links", []).extend(links)
+                grouped.setdefault("images", []).extend(images)
+                grouped.setdefault("page_images", []).extend(page_images)
+                grouped.setdefault("resources", []).extend(resources)
+                grouped.setdefault("page_resources", []).extend(page_resources)
+            elif kind.endswith("_many"):
+                grouped.setdefault(kind[: -len("_many")], []).extend(payload)
+            else:
+                grouped.setdefault(kind, []).append(payload)
+        sql = {
+            "queue": _QUEUE_SQL,
+            "images": _IMAGE_SQL,
+            "resources": _RESOURCE_SQL,
+            "page": _PAGE_DONE_SQL,
+            "links": _LINK_SQL,
+            "page_images": _PAGE_IMAGE_SQL,
+            "page_resources": _PAGE_RESOURCE_SQL,
+            "redirect": _REDIRECT_SQL,
+            "external": _EXTERNAL_REGISTER_SQL,
+            "external_result": _EXTERNAL_RESULT_SQL,
+            "image_result": _ASSET_RESULT_SQL.format(table="images"),
+            "resource_result": _ASSET_RESULT_SQL.format(table="resources"),
+            "robots": "INSERT INTO robots(url, status, body, error) VALUES (?,?,?,?) "
+            "ON CONFLICT(url) DO UPDATE SET status=excluded.status, body=excluded.body, "
+            "error=excluded.error",
+            "sitemap": "INSERT INTO sitemaps(url, status, kind, url_count, error) "
+            "VALUES (?,?,?,?,?) ON CONFLICT(url) DO UPDATE SET status=excluded.status, "
+            "kind=excluded.kind, url_count=excluded.url_count, error=excluded.error",
+            "sitemap_urls": "INSERT INTO sitemap_urls(url, sitemap) VALUES (?,?) "
+            "ON CONFLICT(url) DO NOTHING",
+        }
+        # Statement order: parents before children (queue before page updates, assets before
+        # the pairs that name them) so one batch is self-consistent.
+        order = [
+            "queue", "images", "resources", "page", "links", "page_images", "page_resources",
+            "redirect", "external", "external_result", "image_result", "resource_result",
+            "robots", "sitemap", "sitemap_urls",
+        ]  # fmt: skip
+        conn = self.conn
+        conn.execute("BEGIN")
+        try:
+            for kind in order:
+                rows = grouped.get(kind)
+                if rows:
+                    conn.executemany(sql[kind], rows)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    # --- reading for resume ------------------------------------------------------------------
+    def pages_index(self) -> list[tuple[int, str, int, int | None, str]]:
+        """(id, url, level, depth, state) of every page, in id order."""
+        return self.conn.execute(
+            "SELECT id, url, level, depth, state FROM pages ORDER BY id"
+        ).fetchall()
+
+    def internal_links_of(self, page_ids: Iterable[int]) -> list[tuple[int, int, str]]:
+        ids = list(page_ids)
+        out: list[tuple[int, int, str]] = []
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            out.extend(
+                self.conn.execute(
+                    f"SELECT from_id, seq, to_url FROM links WHERE internal=1 "
+                    f"AND from_id IN ({marks})",
+                    chunk,
+                ).fetchall()
+            )
+        return out
+
+    def redirect_targets_of(self, page_ids: Iterable[int]) -> list[tuple[int, str]]:
+        ids = list(page_ids)
+        out: list[tuple[int, str]] = []
+        for i in range(0, len(ids), 500):
+            chunk = ids[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            out.extend(
+                self.conn.execute(
+                    f"SELECT id, redirect_to FROM pages WHERE redirect_to IS NOT NULL "
+                    f"AND id IN ({marks})",
+                    chunk,
+                ).fetchall()
+            )
+        return out
+
+    def asset_ids(self, table: str) -> dict[str, int]:
+        if table not in ("images", "resources"):
+            raise AuditError(f"no asset table {table!r}")
+        return dict(self.conn.execute(f"SELECT url, id FROM {table}").fetchall())
+
+    def unchecked_assets(self, table: str) -> list[str]:
+        if table not in ("images", "resources"):
+            raise AuditError(f"no asset table {table!r}")
+        return [
+            r[0]
+            for r in self.conn.execute(
+                f"SELECT url FROM {table} WHERE checked_at IS NULL ORDER BY id"
+            )
+        ]
+
+    def externals_state(self) -> list[tuple[str, str, str | None, str | None]]:
+        """(url, via, checked_at, not_checked) of every registered external."""
+        return self.conn.execute(
+            "SELECT url, via, checked_at, not_checked FROM externals ORDER BY rowid"
+        ).fetchall()
+
+    def sitemap_url_list(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT url FROM sitemap_urls ORDER BY rowid")]
+
+    # --- finishing ---------------------------------------------------------------------------
+    def finalize(self) -> None:
+        """Derived columns that need the whole crawl: sitemap membership, redirect far ends."""
+        c = self.conn
+        c.execute("BEGIN")
+        try:
+            c.execute(
+                "UPDATE pages SET in_sitemap = (url IN (SELECT url FROM sitemap_urls))"
+            )
+            page_status = dict(
+                c.execute("SELECT url, status FROM pages WHERE state='done'").fetchall()
+            )
+            page_next = dict(
+                c.execute(
+                    "SELECT url, redirect_to FROM pages WHERE redirect_to IS NOT NULL"
+                ).fetchall()
+            )
+            ext = {
+                r[0]: (r[1], r[2], r[3])
+                for r in c.execute("SELECT url, status, final_url, hops FROM externals")
+            }
+            updates = []
+            for from_url, status, to_url in c.execute(
+                "SELECT from_url, status, to_url FROM redirects"
+            ).fetchall():
+                updates.append(
+                    (*_resolve_chain(from_url, status, to_url, page_status, page_next, ext),
+                     from_url)
+                )
+            c.executemany(
+                "UPDATE redirects SET to_status=?, final_url=?, final_status=?, chain=?, loop=? "
+                "WHERE from_url=?",
+                updates,
+            )
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+
+def _resolve_chain(
+    from_url: str,
+    status: int,
+    to_url: str,
+    page_status: dict[str, int | None],
+    page_next: dict[str, str],
+    ext: dict[str, tuple[int | None, str | None, str | None]],
+) -> tuple[int | None, str, int | None, str, int]:
+    """(to_status, final_url, final_status, chain JSON, loop) of one redirect.
+
+    Internal hops come from the crawled pages, foreign ones from the probe's recorded hops; the
+    destination's own status is ``to_status`` (a destination that itself redirects shows 3xx).
+    """
+    chain: list[dict[str, Any]] = [{"url": from_url, "status": status}]
+    seen = {from_url}
+    url = to_url
+    to_status: int | None = None
+    first = True
+    while True:
+        if url in seen:
+            chain.append({"url": url, "status": None, "loop": True})
+            return to_status, url, None, json.dumps(chain), 1
+        seen.add(url)
+        if url in page_status:
+            st = page_status[url]
+            if first:
+                to_status, first = st, False
+            if url in page_next:
+                chain.append({"url": url, "status": st})
+                url = page_next[url]
+                continue
+            chain.append({"url": url, "status": st})
+            return to_status, url, st, json.dumps(chain), 0
+        if url in ext:
+            final_status, final_url, hops_json = ext[url]
+            hops = json.loads(hops_json) if hops_json else []
+            if first:
+                to_status = hops[0]["status"] if hops else final_status
+            for hop in hops:
+                chain.append({"url": hop["url"], "status": hop["status"]})
+            end = final_url or url
+            chain.append({"url": end, "status": final_status})
+            return to_status, end, final_status, json.dumps(chain), 0
+        chain.append({"url": url, "status": None})
+        return to_status, url, None, json.dumps(chain), 0

@@ -1,0 +1,216 @@
+"""HTML → the facts an audit needs about one page. Pure: bytes in, a plain object out.
+
+Everything a rule may ask about a page is extracted here once, while the parsed tree is in hand,
+so the rules never re-parse HTML and the crawl file holds everything the workbook shows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zlib
+from dataclasses import dataclass, field
+
+from selectolax.lexbor import LexborHTMLParser
+
+from fairfetch.audit.urls import resolve_link
+
+__all__ = ["Asset", "Link", "PageFacts", "extract_page", "sketch_similarity"]
+
+#: Regions a link can sit in; the first that contains it wins (nav inside header is "nav").
+_REGIONS = ("nav", "header", "footer", "aside")
+SKETCH_SIZE = 32
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    url: str
+    anchor: str
+    rel: str
+    where: str  # nav | header | footer | aside | content | head
+    kind: str = "a"  # a | canonical-head | hreflang | ...
+
+
+@dataclass(frozen=True, slots=True)
+class Asset:
+    url: str
+    kind: str  # image | js | css | font | media | icon
+    alt: str | None = None
+    width: str | None = None
+    height: str | None = None
+
+
+@dataclass(slots=True)
+class PageFacts:
+    titles: list[str] = field(default_factory=list)
+    title_outside_head: bool = False
+    descriptions: list[str] = field(default_factory=list)
+    description_outside_head: bool = False
+    h1s: list[str] = field(default_factory=list)
+    heading_levels: list[int] = field(default_factory=list)
+    canonicals: list[str] = field(default_factory=list)
+    meta_robots: str = ""
+    hreflang: list[tuple[str, str]] = field(default_factory=list)
+    lang: str = ""
+    word_count: int = 0
+    links: list[Link] = field(default_factory=list)
+    assets: list[Asset] = field(default_factory=list)
+    og_title: str = ""
+    og_image: str = ""
+    jsonld_total: int = 0
+    jsonld_invalid: int = 0
+    content_hash: str = ""
+    sketch: str = ""
+
+
+def _text(node: object) -> str:
+    return " ".join(node.text(separator=" ", strip=True).split())  # type: ignore[attr-defined]
+
+
+def _sketch(words: list[str]) -> str:
+    """Bottom-k MinHash sketch of word 3-shingles: a few hundred bytes per page that estimate
+    Jaccard similarity between any two pages (near duplicates) without keeping their text."""
+    if len(words) < 3:
+        return ""
+    hashes = {
+        zlib.crc32(" ".join(words[i : i + 3]).encode()) for i in range(len(words) - 2)
+    }
+    return " ".join(format(h, "x") for h in sorted(hashes)[:SKETCH_SIZE])
+
+
+def sketch_similarity(a: str, b: str) -> float:
+    """Estimated Jaccard similarity of two sketches (bottom-k of the union, shared fraction)."""
+    if not a or not b:
+        return 0.0
+    sa = {int(x, 16) for x in a.split()}
+    sb = {int(x, 16) for x in b.split()}
+    union = sorted(sa | sb)[:SKETCH_SIZE]
+    both = sum(1 for h in union if h in sa and h in sb)
+    return both / len(union)
+
+
+def extract_page(body: bytes, url: str) -> PageFacts:
+    """Parse one HTML page. Never raises on bad markup (lexbor recovers like a browser)."""
+    facts = PageFacts()
+    tree = LexborHTMLParser(body)
+    root = tree.root
+    if root is None:
+        return facts
+    facts.lang = (root.attributes.get("lang") or "").strip()
+    base = url
+    base_node = tree.css_first("head base[href]")
+    if base_node is not None:
+        resolved = resolve_link(url, base_node.attributes.get("href") or "")
+        if resolved:
+            base = resolved
+
+    for node in tree.css("title"):
+        facts.titles.append(_text(node))
+        parent = node.parent
+        if parent is None or parent.tag != "head":
+            facts.title_outside_head = True
+
+    robots_parts: list[str] = []
+    for node in tree.css("meta"):
+        attrs = node.attributes
+        name = (attrs.get("name") or "").strip().lower()
+        prop = (attrs.get("property") or "").strip().lower()
+        content = (attrs.get("content") or "").strip()
+        if name == "description":
+            facts.descriptions.append(content)
+            parent = node.parent
+            if parent is None or parent.tag != "head":
+                facts.description_outside_head = True
+        elif name in ("robots", "googlebot"):
+            robots_parts.append(content.lower())
+        elif prop == "og:title":
+            facts.og_title = content
+        elif prop == "og:image":
+            facts.og_image = content
+    facts.meta_robots = ", ".join(p for p in robots_parts if p)
+
+    for node in tree.css("link[href]"):
+        attrs = node.attributes
+        rel = (attrs.get("rel") or "").strip().lower()
+        href = attrs.get("href") or ""
+        target = resolve_link(base, href)
+        if target is None:
+            continue
+        rels = set(rel.split())
+        if "canonical" in rels:
+            facts.canonicals.append(target)
+        elif "alternate" in rels and attrs.get("hreflang"):
+            facts.hreflang.append(((attrs.get("hreflang") or "").strip().lower(), target))
+        elif "stylesheet" in rels:
+            facts.assets.append(Asset(target, "css"))
+        elif "icon" in rels:
+            facts.assets.append(Asset(target, "icon"))
+        elif "preload" in rels or "prefetch" in rels:
+            as_ = (attrs.get("as") or "").lower()
+            kind = {"font": "font", "script": "js", "style": "css", "image": "image"}.get(
+                as_, "media"
+            )
+            if kind == "image":
+                facts.assets.append(Asset(target, "image"))
+            else:
+                facts.assets.append(Asset(target, kind))
+
+    for node in tree.css("script"):
+        attrs = node.attributes
+        src = attrs.get("src")
+        if src:
+            target = resolve_link(base, src)
+            if target:
+                facts.assets.append(Asset(target, "js"))
+        elif (attrs.get("type") or "").strip().lower() == "application/ld+json":
+            facts.jsonld_total += 1
+            try:
+                json.loads(node.text() or "")
+            except ValueError:
+                facts.jsonld_invalid += 1
+
+    for node in tree.css("img"):
+        attrs = node.attributes
+        target = resolve_link(base, attrs.get("src") or "")
+        if target:
+            facts.assets.append(
+                Asset(target, "image", attrs.get("alt"), attrs.get("width"), attrs.get("height"))
+            )
+    for node in tree.css("video[src], audio[src], source[src]"):
+        target = resolve_link(base, node.attributes.get("src") or "")
+        if target:
+            facts.assets.append(Asset(target, "media"))
+
+    for node in tree.css("h1, h2, h3, h4, h5, h6"):
+        level = int(node.tag[1])
+        facts.heading_levels.append(level)
+        if level == 1:
+            facts.h1s.append(_text(node))
+
+    region_of: dict[int, str] = {}
+    for region in _REGIONS:
+        for node in tree.css(f"{region} a[href]"):
+            region_of.setdefault(node.mem_id, region)
+    for node in tree.css("a[href]"):
+        attrs = node.attributes
+        target = resolve_link(base, attrs.get("href") or "")
+        if target is None:
+            continue
+        facts.links.append(
+            Link(
+                target,
+                _text(node),
+                (attrs.get("rel") or "").strip().lower(),
+                region_of.get(node.mem_id, "content"),
+            )
+        )
+
+    body_node = tree.body
+    if body_node is not None:
+        content = tree.css_first("main") or body_node
+        content.strip_tags(["script", "style", "noscript", "nav", "header", "footer", "template"])
+        words = content.text(separator=" ").split()
+        facts.word_count = len(words)
+        facts.sketch = _sketch([w.lower() for w in words])
+        facts.content_hash = hashlib.blake2b(" ".join(words).encode(), digest_size=8).hexdigest()
+    return facts

@@ -1,0 +1,58 @@
+"""Is a page indexable, and if not, why: one pure decision shared by the crawl and the rules."""
+
+from __future__ import annotations
+
+__all__ = ["has_noindex", "indexability", "is_html"]
+
+
+def is_html(content_type: str | None) -> bool:
+    ct = (content_type or "").split(";", 1)[0].strip().lower()
+    return ct in ("text/html", "application/xhtml+xml")
+
+
+def has_noindex(directives: str | None) -> bool:
+    """True when robots directives (meta or X-Robots-Tag) forbid indexing.
+
+    X-Robots-Tag may name a user agent ("googlebot: noindex"); any agent's noindex counts here.
+    """
+    if not directives:
+        return False
+    for part in directives.lower().replace(";", ",").split(","):
+        token = part.strip().rsplit(":", 1)[-1].strip()
+        if token in ("noindex", "none"):
+            return True
+    return False
+
+
+def indexability(
+    *,
+    url: str,
+    status: int | None,
+    error: str | None,
+    content_type: str | None,
+    meta_robots: str | None,
+    x_robots_tag: str | None,
+    canonical: str | None,
+) -> tuple[bool, str]:
+    """(indexable, reason). The first reason in this order wins, as a search engine would see it."""
+    if error == "robots":
+        return False, "blocked by robots.txt"
+    if status is None:
+        return False, f"no response ({error or 'unknown'})"
+    if 300 <= status < 400:
+        return False, f"redirect {status}"
+    if 400 <= status < 500:
+        return False, f"client error {status}"
+    if status >= 500:
+        return False, f"server error {status}"
+    if status != 200:
+        return False, f"status {status}"
+    if not is_html(content_type):
+        return False, "not HTML"
+    if has_noindex(x_robots_tag):
+        return False, "noindex (X-Robots-Tag)"
+    if has_noindex(meta_robots):
+        return False, "noindex (meta robots)"
+    if canonical and canonical != url:
+        return False, "canonicalised elsewhere"
+    return True, "indexable"

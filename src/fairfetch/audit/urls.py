@@ -1,0 +1,82 @@
+"""URL normalisation and the audit's scope (which URLs belong to the site being audited).
+
+One canonical spelling per URL is what makes "unique index per URL" mean something: two
+spellings of one page would otherwise be two rows, two fetches and a false duplicate-content
+finding.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+from publicsuffixlist import PublicSuffixList
+
+__all__ = ["Scope", "host_of", "normalize", "registrable", "resolve_link"]
+
+_PSL = PublicSuffixList()
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def normalize(url: str) -> str | None:
+    """Canonical form: lower-case scheme and host, no default port, no fragment, path "/" at least.
+
+    Returns None for what a crawler cannot fetch (mailto:, javascript:, data:, no host).
+    """
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS:
+        return None
+    try:
+        host = (parts.hostname or "").rstrip(".")
+        port = parts.port
+    except ValueError:
+        return None
+    if not host:
+        return None
+    netloc = host if port is None or port == _DEFAULT_PORTS[scheme] else f"{host}:{port}"
+    path = parts.path or "/"
+    return urlunsplit((scheme, netloc, path, parts.query, ""))
+
+
+def resolve_link(base: str, href: str) -> str | None:
+    """An href as found in a page, resolved against its base and normalised."""
+    href = href.strip()
+    if not href or href.startswith("#"):
+        return None
+    try:
+        return normalize(urljoin(base, href))
+    except ValueError:
+        return None
+
+
+@lru_cache(maxsize=65536)
+def host_of(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+@lru_cache(maxsize=4096)
+def registrable(host: str) -> str:
+    """Registrable domain (Public Suffix List, offline); the host itself when the PSL has none."""
+    return _PSL.privatesuffix(host) or host
+
+
+class Scope:
+    """Which URLs are the site: the start URL's host, or its whole registrable domain."""
+
+    def __init__(self, start_url: str, *, registrable_domain: bool = False) -> None:
+        self.start_host = host_of(start_url)
+        self.by_domain = registrable_domain
+        self.domain = registrable(self.start_host)
+
+    def contains(self, url: str) -> bool:
+        host = host_of(url)
+        if self.by_domain:
+            return host == self.domain or host.endswith("." + self.domain)
+        return host == self.start_host
