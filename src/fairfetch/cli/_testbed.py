@@ -1,3 +1,48 @@
-"""Commands of this job; see fairfetch.cli."""
+"""``fairfetch testbed``: serve the simulated web until interrupted."""
 
 from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Annotated
+
+import typer
+
+from fairfetch.cli._app import app, console
+
+
+@app.command("testbed")
+def run_testbed(
+    port: Annotated[int, typer.Option("--port", help="Loopback port (0: any free port)")] = 8800,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the simulated web")] = 1,
+    letterbox_rate: Annotated[
+        float, typer.Option("--letterbox-rate", help="Letterbox platform limit, requests/s")
+    ] = 20.0,
+) -> None:
+    """Serve the deterministic simulated web (thousands of *.test hosts) on 127.0.0.1."""
+    from fairfetch.testbed import CONTROL_HOST, Testbed
+
+    async def serve() -> None:
+        testbed = Testbed(seed, port=port, realtime=True, letterbox_rate=letterbox_rate)
+        await testbed.start()
+        try:
+            p = testbed.base_port
+            console.print(f"testbed serving {len(testbed.catalog())} feeds on http://127.0.0.1:{p}/")
+            console.print(f"control: http://{CONTROL_HOST}:{p}/_testbed/stats")
+            console.print(f"catalogue: http://{CONTROL_HOST}:{p}/_testbed/catalog.opml")
+            console.print("use these settings to reach it:")
+            console.print("  export FAIRFETCH_RESOLVE='*.test:127.0.0.1'", highlight=False)
+            console.print("  export FAIRFETCH_ALLOW_NETWORKS=127.0.0.1/32", highlight=False)
+            console.print(
+                f"  curl --resolve control.test:{p}:127.0.0.1 "
+                f"http://{CONTROL_HOST}:{p}/_testbed/catalog.opml",
+                highlight=False,
+            )
+            console.print("Ctrl-C to stop.", highlight=False)
+            console.file.flush()
+            await asyncio.Event().wait()
+        finally:
+            await testbed.stop()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve())
