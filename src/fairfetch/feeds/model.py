@@ -53,6 +53,13 @@ class Entry:
     categories: list[str] = field(default_factory=list)
     enclosures: list[Enclosure] = field(default_factory=list)
     image_url: str | None = None
+    # Optional additions (feeds engineer); defaults keep the contract's constructor calls valid.
+    #: ``media:content`` / ``media:group`` items (kept apart from RSS/Atom enclosures).
+    media: list[Enclosure] = field(default_factory=list)
+    #: ``itunes:duration`` (or JSON Feed ``duration_in_seconds``) in seconds.
+    duration: float | None = None
+    #: ``podcast:transcript`` links.
+    transcripts: list[Enclosure] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -79,3 +86,16 @@ class Feed:
     ttl_hint: float | None = None
     #: ``itunes:new-feed-url``: the publisher says the feed has moved.
     new_feed_url: str | None = None
+    # Optional additions (feeds engineer).
+    #: ``lastBuildDate`` / ``pubDate`` / ``atom:updated`` of the feed itself.
+    updated: datetime | None = None
+    #: ``atom:link rel="next"`` (RFC 5005 paging) or JSON Feed ``next_url``.
+    next_url: str | None = None
+    #: The encoding the bytes were read as (after overruling a wrong declaration).
+    encoding: str | None = None
+    #: Podcasting 2.0: ``podcast:guid``, ``podcast:locked`` (True = do not import elsewhere),
+    #: ``podcast:medium``, ``podcast:funding`` URLs.
+    podcast_guid: str | None = None
+    locked: bool | None = None
+    medium: str | None = None
+    funding_urls: list[str] = field(default_factory=list)

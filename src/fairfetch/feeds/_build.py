@@ -1,0 +1,310 @@
+"""Mutable builders the format readers fill in, and the assembly of the frozen model.
+
+Readers only record what the document says; everything decided from it (entry identity, people
+and contacts, classification, schedule hints) is decided here, once, for every format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from datetime import datetime
+from urllib.parse import urljoin, urlsplit
+
+from fairfetch.feeds import people
+from fairfetch.feeds.classify import Signals, classify
+from fairfetch.feeds.dates import parse_date
+from fairfetch.feeds.model import Contact, Enclosure, Entry, Feed, Person
+
+__all__ = ["EntryBuilder", "FeedBuilder", "resolve"]
+
+
+def resolve(base: str | None, url: str | None) -> str | None:
+    """An absolute URL for ``url`` against ``base`` (xml:base, feed URL); None when empty."""
+    if not url:
+        return None
+    url = url.strip()
+    if not url:
+        return None
+    if url.startswith(("http://", "https://")) or not base:
+        return url
+    if url.startswith(("mailto:", "data:", "urn:", "tag:")):
+        return url
+    try:
+        return urljoin(base, url)
+    except ValueError:
+        return url
+
+
+class EntryBuilder:
+    __slots__ = (
+        "alt_link",
+        "authors",
+        "base",
+        "categories",
+        "content",
+        "dc_date",
+        "duration",
+        "enclosures",
+        "guid",
+        "guid_is_permalink",
+        "image_url",
+        "link",
+        "media",
+        "media_video",
+        "published",
+        "summary",
+        "title",
+        "transcripts",
+        "updated",
+    )
+
+    def __init__(self, base: str | None) -> None:
+        self.base = base
+        self.guid: str | None = None
+        self.guid_is_permalink = True
+        self.title: str | None = None
+        self.link: str | None = None
+        self.alt_link: str | None = None
+        self.published: str | None = None
+        self.updated: str | None = None
+        self.dc_date: str | None = None
+        self.summary: str | None = None
+        self.content: str | None = None
+        self.authors: list[Person] = []
+        self.categories: list[str] = []
+        self.enclosures: list[Enclosure] = []
+        self.media: list[Enclosure] = []
+        self.media_video = False
+        self.image_url: str | None = None
+        self.duration: float | None = None
+        self.transcripts: list[Enclosure] = []
+
+    def add_category(self, term: str | None) -> None:
+        if term:
+            term = term.strip()
+            if term and term not in self.categories:
+                self.categories.append(term)
+
+
+class FeedBuilder:
+    def __init__(self, fmt: str, base: str | None, headers: Mapping[str, str] | None,
+                 url: str | None) -> None:
+        self.format = fmt
+        self.base = base
+        self.url = url
+        self.headers = dict(headers or {})
+        self.title: str | None = None
+        self.link: str | None = None
+        self.description: str | None = None
+        self.description_fallback: str | None = None
+        self.language: str | None = None
+        self.image_url: str | None = None
+        self.itunes_image: str | None = None
+        self.generator: str | None = None
+        self.updated: str | None = None
+        self.people: list[tuple[str, Person]] = []
+        self.categories: list[str] = []
+        self.hub_urls: list[str] = []
+        self.self_url: str | None = None
+        self.next_url: str | None = None
+        self.new_feed_url: str | None = None
+        self.ttl: str | None = None
+        self.sy_period: str | None = None
+        self.sy_frequency: str | None = None
+        self.podcast_frequency: tuple[str | None, str | None] | None = None
+        self.entries: list[EntryBuilder] = []
+        self.problems: list[str] = []
+        self.encoding: str | None = None
+        self.itunes_owner = False
+        self.itunes_author = False
+        self.itunes_type: str | None = None
+        self.itunes_category = False
+        self.podcast_tags: list[str] = []
+        self.podcast_guid: str | None = None
+        self.locked: bool | None = None
+        self.medium: str | None = None
+        self.funding_urls: list[str] = []
+        self.youtube_ns = False
+        self.extra_contacts: list[Contact] = []
+
+    def add_category(self, term: str | None) -> None:
+        if term:
+            term = term.strip()
+            if term and term not in self.categories:
+                self.categories.append(term)
+
+    def add_person(self, source: str, person: Person | None) -> None:
+        if person is not None and (person.name or person.email or person.url):
+            self.people.append((source, person))
+
+    # -- assembly ------------------------------------------------------------------------------
+
+    def _date(self, value: str | None, what: str) -> datetime | None:
+        if value is None:
+            return None
+        dt = parse_date(value)
+        if dt is None:
+            self.problems.append(f"unparseable date in {what}: {value.strip()[:60]!r}")
+        return dt
+
+    def _ttl_hint(self) -> float | None:
+        """Seconds between updates the publisher suggests: ``<ttl>`` (minutes) first, then
+        ``sy:updatePeriod``/``sy:updateFrequency``, then ``podcast:updateFrequency``."""
+        if self.ttl:
+            try:
+                minutes = float(self.ttl.strip())
+            except ValueError:
+                self.problems.append(f"unreadable ttl {self.ttl.strip()[:30]!r}")
+            else:
+                if 0 < minutes < 10_000_000:
+                    return minutes * 60.0
+        if self.sy_period or self.sy_frequency:
+            period = _PERIODS.get((self.sy_period or "daily").strip().lower())
+            try:
+                freq = float((self.sy_frequency or "1").strip())
+            except ValueError:
+                freq = 1.0
+            if period and freq > 0:
+                return period / freq
+        if self.podcast_frequency:
+            return _rrule_seconds(*self.podcast_frequency)
+        return None
+
+    def _entry_id(self, e: EntryBuilder, shared_guids: set[str]) -> str:
+        if e.guid and e.guid not in shared_guids:
+            return e.guid
+        if e.link:
+            return e.link
+        enclosure = e.enclosures[0].url if e.enclosures else ""
+        basis = "\x1f".join((e.title or "", enclosure, e.published or e.dc_date or "",
+                             "" if (e.title or enclosure) else (e.content or e.summary or "")))
+        if e.guid:
+            basis = e.guid + "\x1f" + basis
+        return "hash:" + hashlib.sha256(basis.encode("utf-8", "replace")).hexdigest()[:32]
+
+    def finish(self) -> Feed:
+        counts: dict[str, int] = {}
+        for e in self.entries:
+            if e.guid:
+                counts[e.guid] = counts.get(e.guid, 0) + 1
+        shared = {g for g, n in counts.items() if n > 1}
+        if shared:
+            self.problems.append(f"{len(shared)} guid(s) shared by several entries: "
+                                 "those entries are identified by link")
+        entries: list[Entry] = []
+        seen: set[str] = set()
+        audio = video = image = media_video = 0
+        enclosure_hosts: set[str] = set()
+        title = self.title
+        for e in self.entries:
+            eid = self._entry_id(e, shared)
+            if eid in seen:
+                self.problems.append(f"duplicate entry dropped: {eid[:80]}")
+                continue
+            seen.add(eid)
+            link = e.link or e.alt_link
+            if link is None and e.guid and e.guid_is_permalink and e.guid.startswith(
+                    ("http://", "https://")):
+                link = e.guid
+            published = self._date(e.published, "published")
+            updated = self._date(e.updated, "updated")
+            if e.dc_date is not None:
+                dc = self._date(e.dc_date, "dc:date")
+                if updated is None:
+                    updated = dc
+                if published is None:
+                    published = dc
+            kinds = {(enc.type or "").split("/", 1)[0].lower() for enc in e.enclosures}
+            for enc in e.enclosures:
+                if not enc.type:
+                    kinds.add(_type_from_ext(enc.url))
+                try:
+                    host = urlsplit(enc.url).hostname
+                except ValueError:
+                    host = None
+                if host:
+                    enclosure_hosts.add(host.lower())
+            audio += "audio" in kinds
+            video += "video" in kinds
+            image += "image" in kinds
+            media_video += e.media_video
+            entries.append(Entry(
+                id=eid, title=e.title, link=link, published=published, updated=updated,
+                summary=e.summary, content=e.content,
+                authors=people.entry_people(e.authors, title), categories=e.categories,
+                enclosures=e.enclosures, image_url=e.image_url, media=e.media,
+                duration=e.duration, transcripts=e.transcripts,
+            ))
+        authors, contacts = people.collect(self.people, title)
+        if self.extra_contacts:
+            known = {c.url.lower() for c in contacts}
+            contacts.extend(c for c in self.extra_contacts if c.url.lower() not in known)
+        urls = tuple(u for u in (self.url, self.self_url, self.link) if u)
+        signals = Signals(
+            generator=self.generator, headers=self.headers, urls=urls,
+            enclosure_hosts=tuple(sorted(enclosure_hosts)), entries=len(entries),
+            audio_entries=audio, video_entries=video, image_entries=image,
+            media_video_entries=media_video, itunes_owner=self.itunes_owner,
+            itunes_author=self.itunes_author, itunes_type=self.itunes_type,
+            itunes_category=self.itunes_category, podcast_tags=tuple(self.podcast_tags),
+            podcast_medium=self.medium, youtube_ns=self.youtube_ns,
+        )
+        kind, evidence = classify(signals)
+        return Feed(
+            format=self.format, title=title, link=self.link,
+            description=self.description or self.description_fallback,
+            language=self.language, image_url=self.itunes_image or self.image_url,
+            generator=self.generator, authors=authors, contacts=contacts,
+            categories=self.categories, hub_urls=self.hub_urls, self_url=self.self_url,
+            kind=kind, kind_evidence=evidence, entries=entries, problems=self.problems, ok=True,
+            ttl_hint=self._ttl_hint(), new_feed_url=self.new_feed_url,
+            updated=self._date(self.updated, "feed updated"), next_url=self.next_url,
+            encoding=self.encoding, podcast_guid=self.podcast_guid, locked=self.locked,
+            medium=self.medium, funding_urls=self.funding_urls,
+        )
+
+
+_PERIODS = {"hourly": 3600.0, "daily": 86400.0, "weekly": 604800.0, "monthly": 2629800.0,
+            "yearly": 31557600.0}
+_RRULE_FREQ = {"SECONDLY": 1.0, "MINUTELY": 60.0, "HOURLY": 3600.0, "DAILY": 86400.0,
+               "WEEKLY": 604800.0, "MONTHLY": 2629800.0, "YEARLY": 31557600.0}
+
+
+def _rrule_seconds(rrule: str | None, text: str | None) -> float | None:
+    """Approximate seconds between episodes from ``podcast:updateFrequency``: the ``rrule``
+    attribute's FREQ/INTERVAL (BYDAY with several days shortens a weekly rule), else the
+    human text ("Daily", "Weekly", "Biweekly", "Monthly")."""
+    if rrule:
+        parts = dict(p.split("=", 1) for p in rrule.upper().split(";") if "=" in p)
+        base = _RRULE_FREQ.get(parts.get("FREQ", "").strip())
+        if base:
+            try:
+                interval = max(1, int(parts.get("INTERVAL", "1")))
+            except ValueError:
+                interval = 1
+            seconds = base * interval
+            byday = [d for d in parts.get("BYDAY", "").split(",") if d.strip()]
+            if parts.get("FREQ") == "WEEKLY" and len(byday) > 1:
+                seconds /= len(byday)
+            return seconds
+    if text:
+        low = text.strip().lower()
+        for word, secs in (("biweekly", 1209600.0), ("fortnight", 1209600.0),
+                           ("daily", 86400.0), ("weekly", 604800.0), ("monthly", 2629800.0),
+                           ("hourly", 3600.0), ("yearly", 31557600.0), ("annual", 31557600.0)):
+            if word in low:
+                return secs
+    return None
+
+
+_EXT_KIND = {"mp3": "audio", "m4a": "audio", "aac": "audio", "ogg": "audio", "oga": "audio",
+             "opus": "audio", "wav": "audio", "flac": "audio", "mp4": "video", "m4v": "video",
+             "mov": "video", "webm": "video", "mkv": "video", "jpg": "image", "jpeg": "image",
+             "png": "image", "gif": "image", "webp": "image"}
+
+
+def _type_from_ext(url: str) -> str:
+    path = url.split("?", 1)[0].split("#", 1)[0]
+    ext = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
+    return _EXT_KIND.get(ext, "")

@@ -1,0 +1,168 @@
+"""Bytes to UTF-8 bytes: which encoding a feed is really in.
+
+Order of authority: a byte-order mark, then the HTTP charset, then the XML declaration, then
+UTF-8 (RFC 7303 puts the transport first, and a BOM cannot be there by accident). A claim that the
+bytes contradict is overruled, and the overruling is written in ``problems``: feeds declared
+UTF-8 but written in Windows-1252 are common, and so are feeds declared ISO-8859-1 whose bytes are
+UTF-8. ISO-8859-1 is read as Windows-1252, as browsers do, since the C1 range is never meant.
+
+HTML named entities (``&nbsp;``, ``&eacute;``), which XML does not define, are rewritten as
+character references so they survive the entity-free parser. The document is handed to lxml as
+UTF-8 bytes with the declaration overridden; pure-UTF-8 input (the common case) is not copied.
+"""
+
+from __future__ import annotations
+
+import codecs
+import html.entities
+import re
+from collections.abc import Mapping
+
+__all__ = ["html_entities_to_refs", "http_charset", "to_utf8"]
+
+_DECL = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:\-]+)["']""")
+_CHARSET = re.compile(r"""charset\s*=\s*["']?([A-Za-z0-9._:\-]+)""", re.IGNORECASE)
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_ENTITY = re.compile(rb"&([A-Za-z][A-Za-z0-9]{1,31});")
+_XML_ENTITIES = frozenset({b"amp", b"lt", b"gt", b"quot", b"apos"})
+_NON_ASCII_UTF8 = re.compile(rb"[\xc2-\xf4][\x80-\xbf]")
+
+_ALIASES = {"iso-8859-1": "cp1252", "latin-1": "cp1252", "latin1": "cp1252",
+            "us-ascii": "cp1252", "ascii": "cp1252", "iso8859-1": "cp1252"}
+
+
+def _html_entity_ref(m: re.Match[bytes]) -> bytes:
+    name = m.group(1)
+    if name in _XML_ENTITIES:
+        return m.group(0)
+    text = html.entities.html5.get(name.decode("ascii") + ";")
+    if text is None:
+        return m.group(0)  # maybe declared in the document's own DTD: left unresolved
+    return "".join(f"&#{ord(c)};" for c in text).encode("ascii")
+
+
+def http_charset(headers: Mapping[str, str] | None) -> str | None:
+    if not headers:
+        return None
+    ctype = None
+    for k, v in headers.items():
+        if k.lower() == "content-type":
+            ctype = v
+            break
+    if not ctype:
+        return None
+    m = _CHARSET.search(ctype)
+    return m.group(1).lower() if m else None
+
+
+def _normal(name: str) -> str | None:
+    try:
+        canonical = codecs.lookup(name).name
+    except LookupError:
+        return None
+    return _ALIASES.get(canonical, _ALIASES.get(name.lower(), canonical))
+
+
+def _bom(data: bytes) -> tuple[str | None, int]:
+    if data.startswith(codecs.BOM_UTF8):
+        return "utf-8", 3
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return "utf-32", 0
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16", 0
+    return None, 0
+
+
+def _sniff_utf16(data: bytes) -> str | None:
+    """UTF-16 without a BOM still starts with ``<`` as one byte and a NUL."""
+    if data[:2] == b"<\x00":
+        return "utf-16-le"
+    if data[:2] == b"\x00<":
+        return "utf-16-be"
+    return None
+
+
+def to_utf8(data: bytes, headers: Mapping[str, str] | None) -> tuple[bytes, str, list[str]]:
+    """UTF-8 bytes for the parser, the encoding they were read as, and what had to be fixed."""
+    problems: list[str] = []
+    bom, skip = _bom(data)
+    if skip:
+        data = data[skip:]
+    wide = bom if bom and bom != "utf-8" else _sniff_utf16(data)
+    if wide:
+        text = data.decode(wide, errors="replace")
+        data = text.encode("utf-8")
+        if "\ufffd" in text:
+            problems.append(f"invalid {wide} bytes replaced")
+        chosen = wide
+    else:
+        candidates: list[tuple[str, str]] = []
+        if bom:
+            candidates.append((bom, "byte-order mark"))
+        declared_http = http_charset(headers)
+        if declared_http:
+            enc = _normal(declared_http)
+            if enc:
+                candidates.append((enc, "HTTP charset"))
+            else:
+                problems.append(f"unknown HTTP charset {declared_http!r}")
+        m = _DECL.match(data[:200])
+        if m:
+            name = m.group(1).decode("ascii")
+            enc = _normal(name)
+            if enc:
+                candidates.append((enc, "XML declaration"))
+            else:
+                problems.append(f"unknown declared encoding {name!r}")
+        candidates.append(("utf-8", "default"))
+        chosen = ""
+        first_enc, first_src = candidates[0]
+        for enc, _src in candidates:
+            if enc.startswith(("utf-16", "utf-32")):
+                continue  # declared wide but the bytes are narrow: not that
+            if enc == "utf-8":
+                try:
+                    data.decode("utf-8")
+                except UnicodeDecodeError:
+                    continue
+                chosen = "utf-8"
+                break
+            if (enc == "cp1252" and _NON_ASCII_UTF8.search(data) and _valid_utf8(data)):
+                # Declared Latin-1/ASCII, yet the bytes are well-formed UTF-8 with multi-byte
+                # sequences: the declaration is a template default, the content is UTF-8.
+                chosen = "utf-8"
+                problems.append(f"{first_src} says {first_enc} but the content is utf-8")
+                break
+            chosen = enc
+            break
+        if not chosen:
+            chosen = "cp1252"
+        if chosen != first_enc and not problems:
+            problems.append(f"{first_src} says {first_enc} but the content is {chosen}")
+        if chosen != "utf-8":
+            try:
+                text = data.decode(chosen)
+            except UnicodeDecodeError:
+                text = data.decode(chosen, errors="replace")
+                problems.append(f"invalid {chosen} bytes replaced")
+            except LookupError:
+                text = data.decode("utf-8", errors="replace")
+            data = text.encode("utf-8")
+    if _CONTROL.search(data):
+        data = _CONTROL.sub(b"", data)
+        problems.append("control characters removed")
+    return data, chosen, problems
+
+
+def html_entities_to_refs(data: bytes) -> bytes:
+    """Rewrite HTML named entities as character references (called only when the parser
+    reported undeclared entities, so valid feeds pay nothing)."""
+    return _ENTITY.sub(_html_entity_ref, data)
+
+
+def _valid_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

@@ -1,0 +1,281 @@
+"""Namespace extensions shared by RSS and Atom: itunes:, podcast:, media:, dc:/dcterms:,
+googleplay:, sy:, yt:, and atom:link inside RSS.
+
+Each handler returns True when it consumed the element, so readers can fall through to these
+after their own elements without a second lookup table.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from fairfetch.feeds._build import EntryBuilder, FeedBuilder, resolve
+from fairfetch.feeds._xml import XML_BASE, key_of, text_of
+from fairfetch.feeds.model import Enclosure, Person
+from fairfetch.feeds.people import parse_person
+
+__all__ = ["entry_ext", "feed_ext", "handle_link", "parse_duration", "to_int"]
+
+
+def to_int(value: str | None) -> int | None:
+    if not value:
+        return None
+    try:
+        n = int(value.strip().replace(",", ""))
+    except ValueError:
+        return None
+    return n if n >= 0 else None
+
+
+def parse_duration(value: str | None) -> float | None:
+    """``itunes:duration``: seconds, ``MM:SS`` or ``HH:MM:SS`` (fractions allowed)."""
+    if not value:
+        return None
+    parts = value.strip().split(":")
+    if not 1 <= len(parts) <= 3:
+        return None
+    total = 0.0
+    try:
+        for part in parts:
+            total = total * 60 + float(part or 0)
+    except ValueError:
+        return None
+    return total if total >= 0 and total == total else None
+
+
+def _base(el: etree._Element, base: str | None) -> str | None:
+    xb = el.get(XML_BASE)
+    return resolve(base, xb) if xb else base
+
+
+def handle_link(el: etree._Element, fb: FeedBuilder, base: str | None) -> None:
+    """atom:link at feed level (in Atom or RSS): alternate, self, hub, next."""
+    href = resolve(_base(el, base), el.get("href"))
+    if not href:
+        return
+    rel = (el.get("rel") or "alternate").strip().lower()
+    if rel == "alternate":
+        if fb.link is None:
+            fb.link = href
+    elif rel == "self":
+        if fb.self_url is None:
+            fb.self_url = href
+    elif rel == "hub":
+        if href not in fb.hub_urls:
+            fb.hub_urls.append(href)
+    elif rel == "next" and fb.next_url is None:
+        fb.next_url = href
+
+
+def feed_ext(key: str, el: etree._Element, fb: FeedBuilder, base: str | None) -> bool:
+    prefix, _, local = key.partition(":")
+    if prefix == "itunes":
+        if local == "owner":
+            fb.itunes_owner = True
+            name = email = None
+            for c in el:
+                if not isinstance(c.tag, str):
+                    continue
+                ck = key_of(c.tag)
+                if ck.endswith(":name") or ck == "name":
+                    name = text_of(c)
+                elif ck.endswith(":email") or ck == "email":
+                    email = text_of(c)
+            fb.add_person("itunes:owner", Person(name=name, email=email))
+        elif local == "author":
+            fb.itunes_author = True
+            fb.add_person("itunes:author", parse_person(text_of(el)))
+        elif local == "type":
+            fb.itunes_type = text_of(el)
+        elif local == "category":
+            fb.itunes_category = True
+            fb.add_category(el.get("text"))
+            for sub in el:
+                if isinstance(sub.tag, str) and key_of(sub.tag) == "itunes:category":
+                    fb.add_category(sub.get("text"))
+        elif local == "image":
+            fb.itunes_image = resolve(_base(el, base), el.get("href") or text_of(el))
+        elif local == "new-feed-url":
+            fb.new_feed_url = resolve(base, text_of(el))
+        elif local in ("summary", "subtitle") and fb.description_fallback is None:
+            fb.description_fallback = text_of(el)
+        return True
+    if prefix == "podcast":
+        fb.podcast_tags.append(local)
+        if local == "guid":
+            fb.podcast_guid = text_of(el)
+        elif local == "locked":
+            value = (text_of(el) or "").lower()
+            fb.locked = True if value == "yes" else False if value == "no" else None
+            owner = el.get("owner")
+            if owner:
+                fb.add_person("podcast:locked", Person(email=owner.strip()))
+        elif local == "medium":
+            fb.medium = text_of(el)
+        elif local == "funding":
+            url = resolve(base, el.get("url"))
+            if url and url not in fb.funding_urls:
+                fb.funding_urls.append(url)
+        elif local == "person":
+            role = (el.get("role") or "host").lower()
+            if role in ("host", "author", "creator", "editor", "producer"):
+                fb.add_person("podcast:person", Person(
+                    name=text_of(el), url=resolve(base, el.get("href"))))
+        elif local == "updateFrequency":
+            fb.podcast_frequency = (el.get("rrule"), text_of(el))
+        return True
+    if prefix == "dc":
+        if local == "creator":
+            fb.add_person("dc:creator", parse_person(text_of(el)))
+        elif local == "publisher":
+            fb.add_person("dc:publisher", parse_person(text_of(el)))
+        elif local == "language":
+            if fb.language is None:
+                fb.language = text_of(el)
+        elif local == "subject":
+            fb.add_category(text_of(el))
+        elif local == "date":
+            if fb.updated is None:
+                fb.updated = text_of(el)
+        elif local == "title":
+            if fb.title is None:
+                fb.title = text_of(el)
+        elif local == "description" and fb.description_fallback is None:
+            fb.description_fallback = text_of(el)
+        return True
+    if prefix == "dcterms":
+        if local == "modified" and fb.updated is None:
+            fb.updated = text_of(el)
+        return True
+    if prefix == "sy":
+        if local == "updatePeriod":
+            fb.sy_period = text_of(el)
+        elif local == "updateFrequency":
+            fb.sy_frequency = text_of(el)
+        return True
+    if prefix == "googleplay":
+        if local == "author":
+            fb.add_person("googleplay:author", parse_person(text_of(el)))
+        elif local in ("owner", "email"):
+            fb.add_person("googleplay:owner", Person(email=text_of(el)))
+        elif local == "image":
+            if fb.image_url is None:
+                fb.image_url = resolve(base, el.get("href"))
+        elif local == "category":
+            fb.add_category(el.get("text"))
+        elif local == "description" and fb.description_fallback is None:
+            fb.description_fallback = text_of(el)
+        return True
+    if prefix == "media":
+        if local == "thumbnail" and fb.image_url is None:
+            fb.image_url = resolve(base, el.get("url"))
+        return True
+    if prefix == "atom":
+        if local == "link":
+            handle_link(el, fb, base)
+        return True
+    if prefix == "yt":
+        fb.youtube_ns = True
+        return True
+    return False
+
+
+def _media_item(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    url = resolve(base, el.get("url"))
+    mtype = el.get("type")
+    medium = (el.get("medium") or "").lower()
+    if url:
+        eb.media.append(Enclosure(url=url, type=mtype, length=to_int(el.get("fileSize"))))
+    if medium == "video" or (mtype or "").lower().startswith("video/"):
+        eb.media_video = True
+    for c in el:
+        if isinstance(c.tag, str) and key_of(c.tag) == "media:thumbnail" and eb.image_url is None:
+            eb.image_url = resolve(base, c.get("url"))
+    if medium == "image" and eb.image_url is None and url:
+        eb.image_url = url
+
+
+def entry_ext(key: str, el: etree._Element, eb: EntryBuilder, base: str | None) -> bool:
+    prefix, _, local = key.partition(":")
+    if prefix == "itunes":
+        if local == "author":
+            p = parse_person(text_of(el))
+            if p:
+                eb.authors.append(p)
+        elif local == "duration":
+            eb.duration = parse_duration(text_of(el))
+        elif local == "image":
+            url = resolve(base, el.get("href") or text_of(el))
+            if url:
+                eb.image_url = url
+        elif local == "summary" or local == "subtitle":
+            if eb.summary is None:
+                eb.summary = text_of(el)
+        elif local == "title" and eb.title is None:
+            eb.title = text_of(el)
+        return True
+    if prefix == "content":
+        if local == "encoded":
+            eb.content = text_of(el)
+        return True
+    if prefix == "dc":
+        if local == "creator":
+            p = parse_person(text_of(el))
+            if p:
+                eb.authors.append(p)
+        elif local == "date":
+            eb.dc_date = text_of(el)
+        elif local == "subject":
+            eb.add_category(text_of(el))
+        elif local == "title" and eb.title is None:
+            eb.title = text_of(el)
+        elif local == "description" and eb.summary is None:
+            eb.summary = text_of(el)
+        return True
+    if prefix == "dcterms":
+        if local in ("issued", "created") and eb.published is None:
+            eb.published = text_of(el)
+        elif local == "modified" and eb.updated is None:
+            eb.updated = text_of(el)
+        return True
+    if prefix == "podcast":
+        if local == "transcript":
+            url = resolve(base, el.get("url"))
+            if url:
+                eb.transcripts.append(Enclosure(url=url, type=el.get("type")))
+        elif local == "person":
+            name = text_of(el)
+            if name:
+                eb.authors.append(Person(name=name, url=resolve(base, el.get("href"))))
+        return True
+    if prefix == "media":
+        if local == "content":
+            _media_item(el, eb, base)
+        elif local == "group":
+            for c in el:
+                if isinstance(c.tag, str):
+                    ck = key_of(c.tag)
+                    if ck == "media:content":
+                        _media_item(c, eb, base)
+                    elif ck == "media:thumbnail" and eb.image_url is None:
+                        eb.image_url = resolve(base, c.get("url"))
+                    elif ck == "media:description" and eb.summary is None:
+                        eb.summary = text_of(c)
+                    elif ck == "media:title" and eb.title is None:
+                        eb.title = text_of(c)
+        elif local == "thumbnail":
+            if eb.image_url is None:
+                eb.image_url = resolve(base, el.get("url"))
+        elif local == "description":
+            if eb.summary is None:
+                eb.summary = text_of(el)
+        elif local == "title" and eb.title is None:
+            eb.title = text_of(el)
+        return True
+    if prefix == "googleplay":
+        if local == "author":
+            p = parse_person(text_of(el))
+            if p:
+                eb.authors.append(p)
+        return True
+    return False

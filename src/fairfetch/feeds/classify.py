@@ -1,0 +1,169 @@
+"""Podcast, video, newsletter or blog: decided by what the feed ships, with the evidence kept.
+
+A tag is a claim; the feed's content is the evidence. ``itunes:owner`` and ``itunes:author``
+alone do not make a podcast: newsletter platforms emit them on every publication, with image
+enclosures and nothing else that looks like a show. What counts:
+
+1. ``podcast:medium``: an explicit, deliberate statement of what the feed is.
+2. Audio enclosures: a podcast, whoever hosts it.
+3. Video enclosures, ``media:`` video content, or a known video platform: video.
+4. A newsletter platform, by generator, headers, hosts or fingerprint: newsletter.
+5. A declared show (``itunes:type``, the ``podcast:`` namespace): a podcast, episodes or not
+   (a show that has not released its first episode is still a show).
+6. Otherwise: blog.
+
+Pure: ``classify(signals)`` only reads the ``Signals`` the parser gathered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+__all__ = ["NEWSLETTER_PLATFORMS", "Signals", "classify", "detect_platform"]
+
+
+@dataclass(frozen=True)
+class Signals:
+    generator: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    urls: tuple[str, ...] = ()  # feed URL, self link, site link
+    enclosure_hosts: tuple[str, ...] = ()
+    entries: int = 0
+    audio_entries: int = 0
+    video_entries: int = 0
+    image_entries: int = 0
+    media_video_entries: int = 0
+    itunes_owner: bool = False
+    itunes_author: bool = False
+    itunes_type: str | None = None
+    itunes_category: bool = False
+    podcast_tags: tuple[str, ...] = ()  # podcast: elements present at channel level
+    podcast_medium: str | None = None
+    youtube_ns: bool = False
+
+
+# name, generator pattern, host suffixes, enclosure/CDN hosts, header fingerprints
+_Platform = tuple[str, re.Pattern[str] | None, tuple[str, ...], tuple[str, ...],
+                  tuple[tuple[str, str], ...]]
+
+NEWSLETTER_PLATFORMS: tuple[_Platform, ...] = (
+    ("substack", re.compile(r"\bsubstack\b", re.I), ("substack.com",),
+     ("substackcdn.com", "substack-post-media.s3.amazonaws.com"),
+     (("x-served-by", "substack"), ("x-substack-cache", ""))),
+    ("ghost", re.compile(r"^\s*ghost\b", re.I), ("ghost.io",), (), (("x-ghost-cache-status", ""),)),
+    ("beehiiv", re.compile(r"beehiiv", re.I), ("beehiiv.com",), ("beehiiv-images-production",),
+     (("x-beehiiv", ""),)),
+    ("buttondown", re.compile(r"buttondown", re.I), ("buttondown.email", "buttondown.com"),
+     ("buttondown-attachments",), ()),
+    ("mailchimp", re.compile(r"mailchimp", re.I),
+     ("campaign-archive.com", "mailchi.mp", "list-manage.com"),
+     ("mcusercontent.com",), ()),
+    ("convertkit", re.compile(r"convertkit|\bkit\.com\b", re.I), ("ck.page", "convertkit.com",
+                                                                  "kit.com"), (), ()),
+    ("revue", re.compile(r"\brevue\b", re.I), ("getrevue.co",), (), ()),
+    ("tinyletter", re.compile(r"tinyletter", re.I), ("tinyletter.com",), (), ()),
+    ("emailoctopus", re.compile(r"emailoctopus", re.I), ("emailoctopus.com",), (), ()),
+    ("paragraph", re.compile(r"paragraph\.xyz", re.I), ("paragraph.xyz",), (), ()),
+    ("letterbox", re.compile(r"^\s*letterbox\b", re.I), ("letterbox.test",), (),
+     (("x-platform", "letterbox"),)),
+)
+
+_VIDEO_HOSTS = ("youtube.com", "youtu.be", "vimeo.com", "dailymotion.com", "odysee.com",
+                "rumble.com")
+
+_PODCAST_MEDIUM = {"podcast": "podcast", "music": "podcast", "audiobook": "podcast",
+                   "video": "video", "film": "video", "newsletter": "newsletter", "blog": "blog"}
+
+
+def _host(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def _under(host: str, suffix: str) -> bool:
+    return host == suffix or host.endswith("." + suffix)
+
+
+def detect_platform(signals: Signals) -> tuple[str, str] | None:
+    """The newsletter platform a feed is served by, and the fingerprint that shows it."""
+    headers = {k.lower(): v.lower() for k, v in signals.headers.items()}
+    hosts = [h for h in (_host(u) for u in signals.urls) if h]
+    for name, gen, suffixes, cdn_hosts, header_marks in NEWSLETTER_PLATFORMS:
+        if gen is not None and signals.generator and gen.search(signals.generator):
+            return name, f"generator {signals.generator!r}"
+        for hname, hvalue in header_marks:
+            if hname in headers and (not hvalue or hvalue in headers[hname]):
+                return name, f"header {hname}: {headers[hname]}"
+        for h in hosts:
+            if any(_under(h, s) for s in suffixes):
+                return name, f"host {h}"
+        for h in signals.enclosure_hosts:
+            if any(c in h for c in cdn_hosts):
+                return name, f"enclosures hosted on {h}"
+    return None
+
+
+def classify(s: Signals) -> tuple[str, list[str]]:
+    """``(kind, evidence)``: the kind and the observations that decided it, in plain words."""
+    evidence: list[str] = []
+    medium = (s.podcast_medium or "").strip().lower()
+    if medium not in _PODCAST_MEDIUM and medium.endswith("l"):
+        medium = medium[:-1]  # "podcastL", "musicL": the list variants of a medium
+    if medium in _PODCAST_MEDIUM:
+        return _PODCAST_MEDIUM[medium], [f"podcast:medium {s.podcast_medium!r}"]
+
+    declared: list[str] = []
+    if s.itunes_type:
+        declared.append(f"itunes:type {s.itunes_type!r}")
+    if s.podcast_tags:
+        declared.append("podcast: namespace (" + ", ".join(sorted(set(s.podcast_tags))) + ")")
+
+    platform = detect_platform(s)
+
+    if s.audio_entries:
+        evidence.append(f"{s.audio_entries} of {s.entries} entries ship audio enclosures")
+        evidence.extend(declared)
+        if platform:
+            evidence.append(f"hosted on {platform[0]} ({platform[1]})")
+        return "podcast", evidence
+
+    hosts = [h for h in (_host(u) for u in s.urls) if h]
+    video_host = next((h for h in hosts if any(_under(h, v) for v in _VIDEO_HOSTS)), None)
+    if s.video_entries or s.media_video_entries or video_host or s.youtube_ns:
+        if s.video_entries:
+            evidence.append(f"{s.video_entries} of {s.entries} entries ship video enclosures")
+        if s.media_video_entries:
+            evidence.append(f"{s.media_video_entries} of {s.entries} entries carry media: video")
+        if video_host:
+            evidence.append(f"video platform {video_host}")
+        if s.youtube_ns:
+            evidence.append("yt: namespace (YouTube)")
+        return "video", evidence
+
+    if platform:
+        evidence.append(f"newsletter platform {platform[0]} ({platform[1]})")
+        if s.itunes_owner or s.itunes_author:
+            evidence.append("itunes:owner/itunes:author present but no declared show or audio: "
+                            "not a podcast")
+        if s.image_entries:
+            evidence.append(f"{s.image_entries} of {s.entries} entries ship image enclosures")
+        return "newsletter", evidence
+
+    if declared:
+        evidence.extend(declared)
+        if s.entries == 0:
+            evidence.append("declared show without episodes yet")
+        return "podcast", evidence
+
+    if s.itunes_owner or s.itunes_author:
+        evidence.append("itunes:owner/itunes:author alone: a claim without a declared show or "
+                        "audio enclosures, not a podcast")
+    if s.itunes_category:
+        evidence.append("itunes:category without audio enclosures")
+    evidence.append("no audio, video or newsletter platform evidence")
+    return "blog", evidence

@@ -1,0 +1,237 @@
+"""People and contacts: who wrote a feed, and how to reach its publisher.
+
+A feed names people in many places (``managingEditor``, ``webMaster``, ``author``,
+``dc:creator``, ``itunes:author``, ``itunes:owner``, ``atom:author``, ``podcast:person``, JSON
+Feed ``authors``) and most of those names are not people: platform names ("Substack"), role names
+("Editor", "Webmaster"), a bare mailbox, the feed's own title. Contacts are kept whatever the name
+says, each with its ``source``, because provenance is what makes one worth more than another: a
+mailbox in ``itunes:owner`` was typed by the owner for podcast directories; one in ``webMaster``
+is often the hosting company's. ``SOURCE_ORDER`` ranks them, strongest first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from fairfetch.feeds.model import Contact, Person
+
+__all__ = [
+    "SOURCE_ORDER",
+    "collect",
+    "is_person_name",
+    "network_of",
+    "parse_person",
+    "source_strength",
+]
+
+#: Strongest first. Unknown sources rank last.
+SOURCE_ORDER: tuple[str, ...] = (
+    "itunes:owner",
+    "podcast:person",
+    "atom:author",
+    "json:author",
+    "managingEditor",
+    "author",
+    "dc:creator",
+    "itunes:author",
+    "googleplay:owner",
+    "googleplay:author",
+    "dc:publisher",
+    "atom:contributor",
+    "webMaster",
+    "unknown",
+)
+_RANK = {s: i for i, s in enumerate(SOURCE_ORDER)}
+
+_EMAIL = re.compile(r"[A-Za-z0-9._%+\-']+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")
+_NAME_ANGLE = re.compile(r"^\s*(?P<name>[^<]*?)\s*<(?:mailto:)?(?P<email>[^>]+)>\s*$")
+_EMAIL_PAREN = re.compile(r"^\s*(?:mailto:)?(?P<email>\S+@\S+?)\s*\((?P<name>[^)]*)\)\s*$")
+
+_ROLE_NAMES = frozenset({
+    "editor", "editors", "the editors", "editorial", "editorial team", "editorial staff",
+    "editor in chief", "editor-in-chief", "webmaster", "web master", "admin", "administrator",
+    "staff", "team", "the team", "author", "authors", "publisher", "owner", "contributor",
+    "contributors", "guest", "guest author", "unknown", "anonymous", "anon", "moderator",
+    "newsroom", "news desk", "newsdesk", "desk", "support", "info", "information", "contact",
+    "marketing", "sales", "press", "hello", "noreply", "no-reply", "no reply", "donotreply",
+    "user", "root", "host", "hosts", "customer service", "feed", "rss", "blog", "podcast",
+    "office", "redaktion", "rédaction", "redacción", "webmestre", "n/a", "none", "null",
+    "newsletter", "subscriptions", "help", "team member", "site admin", "wordpress admin",
+})
+
+_PLATFORM_NAMES = frozenset({
+    "substack", "ghost", "beehiiv", "buttondown", "mailchimp", "letterbox", "wordpress",
+    "wordpress.com", "blogger", "medium", "tumblr", "squarespace", "wix", "libsyn", "anchor",
+    "anchor.fm", "spotify", "spotify for podcasters", "spotify for creators", "buzzsprout",
+    "podbean", "simplecast", "megaphone", "transistor", "captivate", "acast", "soundcloud",
+    "youtube", "vimeo", "feedburner", "convertkit", "kit", "revue", "patreon", "itunes",
+    "apple podcasts", "google", "hubspot", "tinyletter", "emailoctopus", "blogspot", "typepad",
+    "livejournal", "hashnode", "dev.to", "write.as", "micro.blog", "bear blog", "jekyll", "hugo",
+    "podcastindex", "omny studio", "art19", "iheartradio", "audioboom", "redcircle", "riverside",
+})
+
+_NETWORKS: tuple[tuple[str, str], ...] = (
+    ("twitter.com", "x"), ("x.com", "x"), ("bsky.app", "bluesky"), ("github.com", "github"),
+    ("gitlab.com", "gitlab"), ("linkedin.com", "linkedin"), ("facebook.com", "facebook"),
+    ("fb.com", "facebook"), ("instagram.com", "instagram"), ("youtube.com", "youtube"),
+    ("youtu.be", "youtube"), ("tiktok.com", "tiktok"), ("threads.net", "threads"),
+    ("threads.com", "threads"), ("reddit.com", "reddit"), ("medium.com", "medium"),
+    ("patreon.com", "patreon"), ("twitch.tv", "twitch"), ("keybase.io", "keybase"),
+    ("mastodon.social", "mastodon"), ("mstdn.social", "mastodon"), ("fosstodon.org", "mastodon"),
+    ("hachyderm.io", "mastodon"), ("infosec.exchange", "mastodon"), ("soundcloud.com",
+    "soundcloud"), ("ko-fi.com", "ko-fi"), ("buymeacoffee.com", "buymeacoffee"),
+    ("telegram.me", "telegram"), ("t.me", "telegram"), ("substack.com", "substack"),
+    ("pinterest.com", "pinterest"), ("flickr.com", "flickr"), ("vimeo.com", "vimeo"),
+)
+_MASTODON_PATH = re.compile(r"^/@[A-Za-z0-9_]+/?$")
+
+
+def source_strength(source: str) -> int:
+    """Rank of a contact's source; lower is stronger."""
+    return _RANK.get(source, len(SOURCE_ORDER))
+
+
+def network_of(url: str) -> str:
+    """The network a contact URL belongs to: ``email``, ``x``, ``mastodon``, …, else ``web``."""
+    low = url.strip().lower()
+    if low.startswith("mailto:") or ("@" in low and "/" not in low and _EMAIL.fullmatch(low)):
+        return "email"
+    if low.startswith("acct:") or re.fullmatch(r"@[\w.]+@[\w.\-]+\.[a-z]{2,}", low):
+        return "fediverse"
+    try:
+        parts = urlsplit(low)
+    except ValueError:
+        return "web"
+    host = (parts.hostname or "").removeprefix("www.").removeprefix("m.")
+    for domain, network in _NETWORKS:
+        if host == domain or host.endswith("." + domain):
+            return network
+    if _MASTODON_PATH.match(parts.path or ""):
+        return "mastodon"
+    return "web"
+
+
+def _clean(name: str | None) -> str | None:
+    if name is None:
+        return None
+    name = " ".join(name.split()).strip(" ,;\"'")
+    return name or None
+
+
+def parse_person(text: str | None) -> Person | None:
+    """``jane@x.org (Jane Doe)``, ``Jane Doe <jane@x.org>``, a bare mailbox, or a bare name."""
+    if not text:
+        return None
+    text = text.strip()
+    if not text:
+        return None
+    m = _EMAIL_PAREN.match(text)
+    if m:
+        email = m.group("email").strip()
+        return Person(name=_clean(m.group("name")), email=email if "@" in email else None)
+    m = _NAME_ANGLE.match(text)
+    if m and "@" in m.group("email"):
+        return Person(name=_clean(m.group("name")), email=m.group("email").strip())
+    stripped = text.removeprefix("mailto:")
+    if _EMAIL.fullmatch(stripped):
+        return Person(email=stripped)
+    m2 = _EMAIL.search(text)
+    if m2 and len(text) < 200:
+        rest = _clean((text[: m2.start()] + text[m2.end():]).replace("()", " "))
+        return Person(name=rest, email=m2.group(0))
+    return Person(name=_clean(text))
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().replace("\u2019", "'").split())
+
+
+def is_person_name(name: str | None, feed_title: str | None = None) -> bool:
+    """Whether ``name`` plausibly names a person (or a named group of people).
+
+    Rejects platform names, role names, bare mailboxes and mailbox-like handles, URLs and domain
+    names, and the feed's own title: all of them appear in author fields in the wild.
+    """
+    if not name:
+        return False
+    n = _norm(name).strip(" .:-")
+    if not n or len(n) > 100:
+        return False
+    if "@" in n and _EMAIL.search(n):
+        return False
+    if "://" in n or n.startswith("www.") or re.fullmatch(r"[\w\-]+(\.[\w\-]+)+", n):
+        return False
+    bare = n.removeprefix("the ")
+    if n in _ROLE_NAMES or bare in _ROLE_NAMES or n in _PLATFORM_NAMES:
+        return False
+    if any(n == p + " team" or n == p + " staff" for p in _PLATFORM_NAMES):
+        return False
+    if feed_title and n == _norm(feed_title).strip(" .:-"):
+        return False
+    return any(c.isalpha() for c in n)
+
+
+def _contacts_of(person: Person, source: str) -> list[Contact]:
+    out: list[Contact] = []
+    if person.email:
+        email = person.email.strip().removeprefix("mailto:")
+        if _EMAIL.fullmatch(email):
+            out.append(Contact(url="mailto:" + email.lower(), network="email", source=source))
+    if person.url:
+        out.append(Contact(url=person.url, network=network_of(person.url), source=source))
+    return out
+
+
+def collect(
+    declared: Iterable[tuple[str, Person]], feed_title: str | None
+) -> tuple[list[Person], list[Contact]]:
+    """Authors (people who pass the person test) and contacts (every mailbox and profile, each
+    with the strongest source it appeared in), from ``(source, person)`` pairs in feed order."""
+    authors: list[Person] = []
+    seen_people: dict[str, int] = {}
+    best: dict[str, Contact] = {}
+    order: list[str] = []
+    for source, person in declared:
+        for contact in _contacts_of(person, source):
+            key = contact.url.lower()
+            old = best.get(key)
+            if old is None:
+                order.append(key)
+                best[key] = contact
+            elif source_strength(source) < source_strength(old.source):
+                best[key] = contact
+        if is_person_name(person.name, feed_title):
+            assert person.name is not None
+            key = _norm(person.name)
+            idx = seen_people.get(key)
+            if idx is None:
+                seen_people[key] = len(authors)
+                authors.append(person)
+            else:  # same person named twice: merge what each place knew
+                old_p = authors[idx]
+                authors[idx] = Person(
+                    name=old_p.name, email=old_p.email or person.email, url=old_p.url or person.url
+                )
+    contacts = sorted(
+        (best[k] for k in order), key=lambda c: source_strength(c.source)
+    )  # stable: feed order within one source
+    return authors, contacts
+
+
+def entry_people(declared: Iterable[Person], feed_title: str | None) -> list[Person]:
+    """An entry's authors: named people kept, and mailboxes kept even when the name is a role
+    (an entry's byline is less often a platform name, and the mailbox is still the author's)."""
+    out: list[Person] = []
+    seen: set[tuple[str | None, str | None, str | None]] = set()
+    for p in declared:
+        if not is_person_name(p.name, feed_title):
+            if not p.email and not p.url:
+                continue
+            p = Person(name=None, email=p.email, url=p.url)
+        k = (p.name, p.email, p.url)
+        if k not in seen:
+            seen.add(k)
+            out.append(p)
+    return out
