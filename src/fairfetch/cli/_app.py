@@ -59,3 +59,21 @@ def main() -> None:
     except FairfetchError as exc:
         err_console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
         sys.exit(2)
+
+
+def settings_of(ctx: typer.Context, **overrides: Any) -> Settings:
+    return globals_of(ctx).settings(**overrides)
+
+
+def store_of(ctx: typer.Context) -> Any:
+    """Open the store named by --db / FAIRFETCH_DB (created and migrated on first use)."""
+    from fairfetch.store import open_store
+
+    return open_store(settings_of(ctx).db)
+
+
+def print_json(value: Any) -> None:
+    from fairfetch.store import dumps
+
+    # Plain print: rich would re-wrap long lines and break the JSON for pipes.
+    print(dumps(value))

@@ -1,3 +1,146 @@
-"""Commands of this job; see fairfetch.cli."""
+"""``fairfetch crawl``, ``fairfetch stats`` and ``fairfetch demo``."""
 
 from __future__ import annotations
+
+import asyncio
+import signal
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from fairfetch.cli._app import app, console, print_json, settings_of, store_of
+from fairfetch.crawl import Crawler, CrawlSummary, FeedResult, utcnow
+
+
+def crawl_with_progress(crawler: Crawler, *, max_feeds: int | None, quiet: bool = False) -> CrawlSummary:
+    """One pass over the due feeds with a rich progress bar (done/total, by outcome)."""
+    counts = {"ok": 0, "not_modified": 0, "throttled": 0, "error": 0}
+    progress = Progress(
+        TextColumn("[bold]crawl[/bold]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[detail]}"),
+        TimeElapsedColumn(),
+        console=console,
+        disable=quiet,
+        transient=False,
+    )
+    task = progress.add_task("crawl", total=None, detail="")
+
+    def on_total(n: int) -> None:
+        progress.update(task, total=n)
+
+    def on_result(r: FeedResult) -> None:
+        if r.outcome in counts:
+            counts[r.outcome] += 1
+        progress.update(
+            task,
+            advance=1,
+            detail=(
+                f"[green]ok {counts['ok']}[/green] · not modified {counts['not_modified']} · "
+                f"[yellow]throttled {counts['throttled']}[/yellow] · "
+                f"[red]failed {counts['error']}[/red]"
+            ),
+        )
+
+    async def go() -> CrawlSummary:
+        try:
+            return await crawler.crawl_due(
+                max_feeds=max_feeds, on_total=on_total, on_result=on_result
+            )
+        finally:
+            await crawler.aclose()
+
+    with progress:
+        return asyncio.run(go())
+
+
+@app.command("crawl")
+def crawl(
+    ctx: typer.Context,
+    once: Annotated[bool, typer.Option("--once", help="Crawl what is due now, then exit 0")] = False,
+    max_feeds: Annotated[int | None, typer.Option("--max", help="At most N feeds", min=1)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
+) -> None:
+    """Crawl due feeds. Failed feeds are data, not an exit code."""
+    settings = settings_of(ctx)
+    store = store_of(ctx)
+    crawler = Crawler(store, settings)
+    try:
+        if once:
+            summary = crawl_with_progress(crawler, max_feeds=max_feeds, quiet=as_json)
+            if as_json:
+                print_json(summary.as_dict())
+            else:
+                _print_summary(summary)
+            return
+
+        async def forever() -> None:
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, stop.set)
+            await crawler.run_forever(stop)
+
+        asyncio.run(forever())
+    finally:
+        store.close()
+
+
+def _print_summary(summary: CrawlSummary) -> None:
+    d = summary.as_dict()
+    console.print(
+        f"due {d['due']}: [green]ok {d['ok']}[/green], not modified {d['not_modified']}, "
+        f"[yellow]throttled {d['throttled']}[/yellow], [red]failed {d['failed']}[/red]"
+        + (f", outage {d['outage']}" if d["outage"] else "")
+        + (f", skipped {d['skipped']}" if d["skipped"] else "")
+        + f"; {d['new_entries']} new entries in {d['elapsed_seconds']} s",
+        highlight=False,
+    )
+    if d["errors"]:
+        console.print("errors by kind: " + ", ".join(f"{k} {v}" for k, v in d["errors"].items()))
+
+
+@app.command("stats")
+def stats(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output")] = False,
+) -> None:
+    """The crawlstats: outcomes in the last hour and day, throttles by key, the queue."""
+    settings = settings_of(ctx)
+    store = store_of(ctx)
+    try:
+        data = store.stats(utcnow(), dead_probe_interval=settings.dead_probe_interval)
+    finally:
+        store.close()
+    if as_json:
+        print_json(data)
+        return
+    print_stats(data)
+
+
+def print_stats(data: dict[str, Any]) -> None:
+    t = Table(title="feeds", show_header=False)
+    t.add_row("total", str(data["feeds"]["total"]))
+    for k, v in sorted(data["feeds"]["by_status"].items()):
+        t.add_row(f"status {k}", str(v))
+    for k, v in sorted(data["feeds"]["by_kind"].items()):
+        t.add_row(f"kind {k}", str(v))
+    t.add_row("entries", str(data["entries"]))
+    console.print(t)
+    c = Table("outcome", "last hour", "last day", title="crawls")
+    keys = sorted(set(data["crawls"]["last_hour"]) | set(data["crawls"]["last_day"]))
+    for k in keys:
+        c.add_row(k, str(data["crawls"]["last_hour"].get(k, 0)), str(data["crawls"]["last_day"].get(k, 0)))
+    console.print(c)
+    if data["throttles_by_key"]:
+        th = Table("politeness key", "throttles (24 h)", title="who is pushing back")
+        for row in data["throttles_by_key"]:
+            th.add_row(row["key"], str(row["throttles"]))
+        console.print(th)
+    q = data["queue"]
+    console.print(
+        f"queue: {q['due']} due, oldest due {q['oldest_due_at']}, {q['next_hour']} in the next hour"
+    )

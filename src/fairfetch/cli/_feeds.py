@@ -1,3 +1,186 @@
-"""Commands of this job; see fairfetch.cli."""
+"""``fairfetch feeds …``: add, import, export, list, show, refresh, remove."""
 
 from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from fairfetch.cli._app import app, console, err_console, print_json, settings_of, store_of
+from fairfetch.crawl import AddReport, Crawler
+from fairfetch.errors import InputError
+from fairfetch.opml import build_opml, parse_opml
+from fairfetch.views import feed_details, feed_summary
+
+feeds_app = typer.Typer(help="Manage the feeds of the directory.", no_args_is_help=True)
+app.add_typer(feeds_app, name="feeds")
+
+
+def _print_add_report(report: AddReport) -> int:
+    for url in report.added:
+        console.print(f"[green]added[/green] {url}", highlight=False)
+    for url in report.existing:
+        console.print(f"[dim]exists[/dim] {url}", highlight=False)
+    for site, links in report.discovered.items():
+        if links:
+            console.print(f"[cyan]discovered[/cyan] {len(links)} feed(s) on {site}", highlight=False)
+    for raw, reason in report.invalid:
+        err_console.print(f"[red]invalid[/red] {raw!r}: {reason}", highlight=False)
+    for raw, reason in report.failed:
+        err_console.print(f"[red]failed[/red] {raw!r}: {reason}", highlight=False)
+    return 1 if (report.invalid or report.failed) else 0
+
+
+def _add(ctx: typer.Context, urls: list[str]) -> int:
+    settings = settings_of(ctx)
+    store = store_of(ctx)
+
+    async def go() -> AddReport:
+        async with Crawler(store, settings) as crawler:
+            return await crawler.add(urls)
+
+    try:
+        return _print_add_report(asyncio.run(go()))
+    finally:
+        store.close()
+
+
+@feeds_app.command("add")
+def feeds_add(
+    ctx: typer.Context,
+    urls: Annotated[list[str], typer.Argument(help="Feed URLs, or site URLs to discover feeds on")],
+) -> None:
+    """Add feeds (one GET each: discovery and the first crawl share it)."""
+    raise typer.Exit(_add(ctx, urls))
+
+
+@feeds_app.command("import")
+def feeds_import(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="OPML file", metavar="FILE.opml")],
+) -> None:
+    """Add every feed of an OPML file; bad entries are reported, the good ones still added."""
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise InputError(str(file), f"cannot read ({exc.strerror})") from None
+    outlines = parse_opml(data, name=str(file))
+    if not outlines:
+        raise InputError(str(file), "no outline with an xmlUrl")
+    raise typer.Exit(_add(ctx, [o.url for o in outlines]))
+
+
+@feeds_app.command("export")
+def feeds_export(
+    ctx: typer.Context,
+    opml: Annotated[bool, typer.Option("--opml", help="OPML 2.0 (the only format)")] = True,
+) -> None:
+    """Write every feed as OPML to standard output."""
+    store = store_of(ctx)
+    try:
+        doc = build_opml((f.url, f.title, f.link) for f in store.iter_feeds())
+    finally:
+        store.close()
+    sys.stdout.buffer.write(doc)
+
+
+@feeds_app.command("list")
+def feeds_list(
+    ctx: typer.Context,
+    kind: Annotated[str | None, typer.Option(help="podcast, video, newsletter or blog")] = None,
+    status: Annotated[str | None, typer.Option(help="new, ok, error or dead")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output")] = False,
+) -> None:
+    """List feeds."""
+    if kind and kind not in ("podcast", "video", "newsletter", "blog"):
+        raise InputError(kind, "unknown kind (podcast, video, newsletter, blog)")
+    if status and status not in ("new", "ok", "error", "dead"):
+        raise InputError(status, "unknown status (new, ok, error, dead)")
+    store = store_of(ctx)
+    try:
+        rows = store.list_feeds(kind=kind, status=status)
+    finally:
+        store.close()
+    if as_json:
+        print_json([feed_summary(f) for f in rows])
+        return
+    table = Table("status", "kind", "errors", "entries", "url", "title")
+    for f in rows:
+        table.add_row(f.status, f.kind or "", str(f.error_count), str(f.entry_count), f.url,
+                      f.title or "")
+    console.print(table)
+
+
+@feeds_app.command("show")
+def feeds_show(
+    ctx: typer.Context,
+    url: Annotated[str, typer.Argument(help="The feed's URL (current or as given) or id")],
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output")] = False,
+) -> None:
+    """Show one feed: health, schedule, redirects, kind and evidence, contacts, WebSub."""
+    store = store_of(ctx)
+    try:
+        key: str | int = int(url) if url.isdigit() else url
+        view = feed_details(store, store.get_feed(key))
+    finally:
+        store.close()
+    if as_json:
+        print_json(view)
+        return
+    table = Table(show_header=False, box=None)
+    for k, v in view.items():
+        if k == "recent_crawls":
+            continue
+        table.add_row(f"[bold]{k}[/bold]", "" if v is None else str(v))
+    console.print(table)
+
+
+@feeds_app.command("refresh")
+def feeds_refresh(
+    ctx: typer.Context,
+    urls: Annotated[list[str] | None, typer.Argument(help="Feed URLs or ids")] = None,
+    all_feeds: Annotated[bool, typer.Option("--all", help="Every feed (after an incident)")] = False,
+    kind: Annotated[str | None, typer.Option(help="With --all: only this kind")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output")] = False,
+) -> None:
+    """Crawl these feeds now, whatever their schedule (revives dead feeds that answer)."""
+    settings = settings_of(ctx)
+    store = store_of(ctx)
+    keys: list[str | int] = [int(u) if u.isdigit() else u for u in (urls or [])]
+    if all_feeds:
+        keys = [f.id for f in store.iter_feeds() if kind is None or f.kind == kind]
+    elif not keys:
+        raise InputError("feeds refresh", "give feed URLs, or --all")
+
+    async def go() -> dict[str, object]:
+        async with Crawler(store, settings) as crawler:
+            return (await crawler.refresh(keys)).as_dict()
+
+    try:
+        summary = asyncio.run(go())
+    finally:
+        store.close()
+    if as_json:
+        print_json(summary)
+    else:
+        console.print(summary)
+    if summary["skipped"]:
+        raise typer.Exit(1)
+
+
+@feeds_app.command("remove")
+def feeds_remove(
+    ctx: typer.Context,
+    url: Annotated[str, typer.Argument(help="The feed's URL or id")],
+) -> None:
+    """Remove a feed and everything stored about it."""
+    store = store_of(ctx)
+    try:
+        feed = store.delete_feed(int(url) if url.isdigit() else url)
+    finally:
+        store.close()
+    console.print(f"removed {feed.url}", highlight=False)

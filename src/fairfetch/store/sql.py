@@ -95,6 +95,16 @@ class SqlStore:
         self, url: str, *, now: datetime, politeness_key: str, original_url: str | None = None
     ) -> tuple[FeedRecord, bool]:
         """Add a feed, due now. Returns (feed, created); an existing URL is not an error."""
+        try:
+            return self._add_feed(url, now=now, politeness_key=politeness_key,
+                                  original_url=original_url)
+        except sa.exc.IntegrityError:
+            # Added concurrently by someone else between our look-up and our insert.
+            return self.get_feed(url), False
+
+    def _add_feed(
+        self, url: str, *, now: datetime, politeness_key: str, original_url: str | None
+    ) -> tuple[FeedRecord, bool]:
         with self.engine.begin() as conn:
             existing = self._find(conn, url)
             if existing is not None:
@@ -506,13 +516,11 @@ class SqlStore:
                     sa.select(feeds.c.status, sa.func.count()).group_by(feeds.c.status)
                 ).all()
             )
-            by_kind = dict(
-                conn.execute(
-                    sa.select(sa.func.coalesce(feeds.c.kind, "unknown"), sa.func.count()).group_by(
-                        sa.func.coalesce(feeds.c.kind, "unknown")
-                    )
-                ).all()
-            )
+            by_kind: dict[str, int] = {}
+            for kind, n in conn.execute(
+                sa.select(feeds.c.kind, sa.func.count()).group_by(feeds.c.kind)
+            ):
+                by_kind[kind or "unknown"] = by_kind.get(kind or "unknown", 0) + int(n)
             throttles = [
                 {"key": k, "throttles": int(n)}
                 for k, n in conn.execute(

@@ -1,0 +1,224 @@
+"""Feed health: a pure state machine, (state, outcome, now, policy) -> decision.
+
+Like lemon24/reader's ``Decider``, this touches no dependency: it reads the old state, the fetch
+outcome and the time, and says which columns change. The pipeline does the I/O. The table it
+implements is DESIGN.md's *Feed health*; every row has a test.
+
+The rules that matter most:
+
+- A throttle (429, or 503 with Retry-After) is a schedule instruction. It changes
+  ``next_crawl_at`` and *nothing else*, not even ``last_fetched_at`` ("when we last read this
+  publisher": a throttle is precisely the case where we did not). It is the crawl *rate* towards
+  that backend that must come down (politeness), not the feed's health.
+- Any other failure walks an exponential ladder, weighted by how much the failure says about the
+  feed (a DNS failure or a 410 says more than one timeout), with jitter, capped.
+- The 10th consecutive failure, or a 410, makes a feed dead: no ``next_crawl_at``; it is probed
+  monthly (the store finds dead feeds by ``last_fetched_at``) and revived by any success.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+__all__ = [
+    "FAILURE_WEIGHTS",
+    "Decision",
+    "FeedState",
+    "HealthPolicy",
+    "Outcome",
+    "adaptive_interval",
+    "backoff_delay",
+    "decide",
+    "jitter_fraction",
+]
+
+
+@dataclass(frozen=True)
+class HealthPolicy:
+    min_interval: float = 15 * 60.0
+    max_interval: float = 24 * 3600.0
+    default_interval: float = 3600.0
+    dead_after: int = 10
+    #: First rung of the failure ladder, and its cap.
+    backoff_base: float = 10 * 60.0
+    backoff_cap: float = 24 * 3600.0
+    #: ± fraction of jitter on every interval, so feeds added together don't stay in lockstep.
+    jitter: float = 0.1
+    #: Permanent redirects move the feed after the same target answered this many crawls running.
+    redirect_confirmations: int = 2
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> HealthPolicy:
+        return cls(
+            min_interval=settings.min_interval,
+            max_interval=settings.max_interval,
+            default_interval=settings.default_interval,
+            dead_after=settings.dead_after,
+        )
+
+
+#: How much one failure of a kind pushes the ladder: kinds that say "this feed is wrong" weigh
+#: more than kinds that say "this moment was bad".
+FAILURE_WEIGHTS: dict[str, float] = {
+    "timeout": 1.0,
+    "connect": 1.0,
+    "http": 1.0,  # 5xx mostly; 4xx gets 2.0 below
+    "too_large": 2.0,
+    "not_a_feed": 2.0,
+    "parse": 2.0,
+    "redirect": 2.0,
+    "blocked": 2.0,
+    "robots": 2.0,
+    "tls": 2.0,
+    "dns": 3.0,
+    "perimeter": 4.0,
+    "gone": 4.0,
+}
+
+
+@dataclass(frozen=True)
+class FeedState:
+    url: str
+    status: str = "new"
+    error_count: int = 0
+    last_error: str | None = None
+    last_success_at: datetime | None = None
+    last_fetched_at: datetime | None = None
+    next_crawl_at: datetime | None = None
+    interval_seconds: float | None = None
+    redirect_candidate: str | None = None
+    redirect_candidate_count: int = 0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a crawl attempt found, reduced to what health needs."""
+
+    #: ok | not_modified | throttled | error
+    kind: str
+    error_kind: str | None = None
+    error_detail: str = ""
+    http_status: int | None = None
+    retry_after: float | None = None
+    #: Final URL when every hop of the redirect chain was permanent (301/308); else None.
+    permanent_target: str | None = None
+    #: ``itunes:new-feed-url``: the publisher says it moved (a confirmed move).
+    new_feed_url: str | None = None
+    #: Publisher hints in seconds (<ttl>, sy:updatePeriod, Cache-Control max-age, …).
+    hint_seconds: float | None = None
+    #: Publication times of the entries in the document, for the adaptive interval.
+    entry_times: Sequence[datetime] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class Decision:
+    #: Only the feed columns that change; a throttle names ``next_crawl_at`` alone.
+    changes: dict[str, Any]
+    #: The outcome label recorded in ``crawls.outcome``.
+    outcome: str
+
+
+def jitter_fraction(url: str, now: datetime) -> float:
+    """A deterministic value in [-1, 1) from the feed and the time, so decisions stay pure."""
+    digest = hashlib.blake2b(f"{url}|{now.isoformat()}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") / 2**63 - 1.0
+
+
+def _jittered(seconds: float, url: str, now: datetime, policy: HealthPolicy) -> float:
+    return seconds * (1.0 + policy.jitter * jitter_fraction(url, now))
+
+
+def _weight(error_kind: str | None, http_status: int | None) -> float:
+    if error_kind == "http" and http_status is not None and 400 <= http_status < 500:
+        return 2.0
+    return FAILURE_WEIGHTS.get(error_kind or "", 1.0)
+
+
+def backoff_delay(error_count: int, weight: float, policy: HealthPolicy) -> float:
+    """The failure ladder: base × 2^(n-1) × weight, capped. ``error_count`` is after this failure."""
+    steps = max(0, error_count - 1)
+    delay = policy.backoff_base * (2.0 ** min(steps, 20)) * weight
+    return min(delay, policy.backoff_cap)
+
+
+def adaptive_interval(
+    entry_times: Sequence[datetime],
+    hint_seconds: float | None,
+    previous: float | None,
+    policy: HealthPolicy,
+) -> float:
+    """How often to look again, from the feed's observed publishing rate, within bounds.
+
+    Half the median gap between recent entries (so a new item waits on average a quarter of the
+    feed's rhythm), or the previous interval when the feed gives no dates. A publisher's own hint
+    (ttl, updatePeriod, max-age) wins over our estimate; both are clamped to the policy's bounds.
+    """
+    if hint_seconds is not None and hint_seconds > 0:
+        estimate = hint_seconds
+    else:
+        times = sorted({t for t in entry_times if t is not None}, reverse=True)[:20]
+        if len(times) >= 2:
+            gaps = [(a - b).total_seconds() for a, b in zip(times, times[1:], strict=False)]
+            gaps = [g for g in gaps if g > 0]
+            estimate = statistics.median(gaps) / 2 if gaps else policy.default_interval
+        else:
+            estimate = previous or policy.default_interval
+    return max(policy.min_interval, min(policy.max_interval, estimate))
+
+
+def _redirect_changes(state: FeedState, outcome: Outcome, policy: HealthPolicy) -> dict[str, Any]:
+    if outcome.new_feed_url and outcome.new_feed_url != state.url:
+        return {"url": outcome.new_feed_url, "redirect_candidate": None,
+                "redirect_candidate_count": 0}
+    target = outcome.permanent_target
+    if not target or target == state.url:
+        if state.redirect_candidate is None and state.redirect_candidate_count == 0:
+            return {}
+        return {"redirect_candidate": None, "redirect_candidate_count": 0}
+    count = state.redirect_candidate_count + 1 if target == state.redirect_candidate else 1
+    if count >= policy.redirect_confirmations:
+        return {"url": target, "redirect_candidate": None, "redirect_candidate_count": 0}
+    return {"redirect_candidate": target, "redirect_candidate_count": count}
+
+
+def decide(state: FeedState, outcome: Outcome, now: datetime, policy: HealthPolicy) -> Decision:
+    """The new values of the feed's columns after ``outcome``, per DESIGN.md's table."""
+    if outcome.kind == "throttled":
+        delay = outcome.retry_after if outcome.retry_after is not None else 1800.0
+        return Decision({"next_crawl_at": now + timedelta(seconds=delay)}, "throttled")
+
+    if outcome.kind in ("ok", "not_modified"):
+        interval = adaptive_interval(
+            outcome.entry_times, outcome.hint_seconds, state.interval_seconds, policy
+        )
+        changes: dict[str, Any] = {
+            "status": "ok",
+            "error_count": 0,
+            "last_success_at": now,
+            "last_fetched_at": now,
+            "interval_seconds": interval,
+            "next_crawl_at": now + timedelta(seconds=_jittered(interval, state.url, now, policy)),
+        }
+        changes.update(_redirect_changes(state, outcome, policy))
+        return Decision(changes, outcome.kind)
+
+    # Any other failure.
+    kind = outcome.error_kind or "http"
+    detail = outcome.error_detail or (f"HTTP {outcome.http_status}" if outcome.http_status else "")
+    count = state.error_count + 1
+    last_error = f"{kind}: {detail}" if detail else kind
+    changes = {"error_count": count, "last_error": last_error, "last_fetched_at": now}
+    if kind == "gone" or count >= policy.dead_after:
+        changes.update(status="dead", next_crawl_at=None)
+    else:
+        delay = backoff_delay(count, _weight(kind, outcome.http_status), policy)
+        changes.update(
+            status="error",
+            next_crawl_at=now + timedelta(seconds=_jittered(delay, state.url, now, policy)),
+        )
+    return Decision(changes, "error")

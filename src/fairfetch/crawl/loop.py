@@ -1,0 +1,611 @@
+"""The feed crawler: claim due feeds, fetch them politely, parse, decide, store.
+
+Shape (like Scrapy's engine, but small): due feeds stream out of the store a page at a time into
+the politeness :class:`~fairfetch.net.politeness.Dispatcher`, whose handler fetches, parses and
+asks :func:`fairfetch.crawl.health.decide` what changes; results go through a bounded queue to one
+writer task that applies them in batched transactions off the event loop. Every feed that was due
+ends in exactly one bucket of the :class:`CrawlSummary` — crawled, throttled, failed, or skipped
+with a reason — and the summary checks that in code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from fairfetch.config import Settings
+from fairfetch.crawl.health import Decision, FeedState, HealthPolicy, Outcome, decide
+from fairfetch.crawl.outage import OutageDetector
+from fairfetch.crawl.urls import normalize_feed_url
+from fairfetch.errors import FairfetchError, InvalidURLError
+from fairfetch.feeds.discover import find_feed_links, looks_like_html
+from fairfetch.feeds.model import Feed
+from fairfetch.feeds.parse import parse_feed
+from fairfetch.net.backends import detect_backend
+from fairfetch.net.fetch import Fetcher
+from fairfetch.net.outcome import NETWORK_ERROR_KINDS, FetchResult
+from fairfetch.net.politeness import Dispatcher, Feedback, politeness_key
+from fairfetch.store import CrawlWrite, FeedRecord, SqlStore
+
+log = logging.getLogger("fairfetch.crawl")
+
+__all__ = ["AddReport", "CrawlSummary", "Crawler", "FeedResult", "add_feeds", "utcnow"]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class AccountingError(FairfetchError):
+    """A due feed ended in no bucket: a bug, and loud on purpose (DESIGN.md: failures are loud)."""
+
+
+@dataclass(frozen=True)
+class FeedResult:
+    feed_id: int
+    url: str
+    outcome: str
+    new_entries: int = 0
+    entry_ids: frozenset[str] = frozenset()
+    error_kind: str | None = None
+    http_status: int | None = None
+
+
+@dataclass
+class CrawlSummary:
+    due: int = 0
+    counts: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
+    skipped: Counter[str] = field(default_factory=Counter)
+    new_entries: int = 0
+    results: list[FeedResult] = field(default_factory=list)
+    elapsed: float = 0.0
+    outage: bool = False
+
+    @property
+    def accounted(self) -> int:
+        return sum(self.counts.values()) + sum(self.skipped.values())
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "due": self.due,
+            "ok": self.counts["ok"],
+            "not_modified": self.counts["not_modified"],
+            "throttled": self.counts["throttled"],
+            "failed": self.counts["error"],
+            "outage": self.counts["outage"],
+            "errors": dict(self.errors),
+            "skipped": dict(self.skipped),
+            "new_entries": self.new_entries,
+            "elapsed_seconds": round(self.elapsed, 3),
+        }
+
+
+@dataclass
+class AddReport:
+    added: list[str] = field(default_factory=list)
+    existing: list[str] = field(default_factory=list)
+    discovered: dict[str, list[str]] = field(default_factory=dict)
+    invalid: list[tuple[str, str]] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class _Job:
+    feed: FeedRecord
+    trigger: str
+    future: asyncio.Future[FeedResult]
+    keep_ids: bool = False
+
+
+_MAX_AGE = re.compile(r"max-age\s*=\s*(\d+)", re.I)
+
+
+def _hint_seconds(parsed: Feed, headers: Any) -> float | None:
+    hints = []
+    if parsed.ttl_hint:
+        hints.append(parsed.ttl_hint)
+    m = _MAX_AGE.search(headers.get("cache-control", "") if headers else "")
+    if m:
+        hints.append(float(m.group(1)))
+    return max(hints) if hints else None
+
+
+def _permanent_target(result: FetchResult) -> str | None:
+    if result.hops and all(h.status in (301, 308) for h in result.hops):
+        return result.final_url
+    return None
+
+
+def _state(feed: FeedRecord) -> FeedState:
+    return FeedState(
+        url=feed.url,
+        status=feed.status,
+        error_count=feed.error_count,
+        last_error=feed.last_error,
+        last_success_at=feed.last_success_at,
+        last_fetched_at=feed.last_fetched_at,
+        next_crawl_at=feed.next_crawl_at,
+        interval_seconds=feed.interval_seconds,
+        redirect_candidate=feed.redirect_candidate,
+        redirect_candidate_count=feed.redirect_candidate_count,
+    )
+
+
+class Crawler:
+    """Crawls feeds from a store; one instance per process (it owns the politeness slots)."""
+
+    def __init__(
+        self,
+        store: SqlStore,
+        settings: Settings,
+        *,
+        fetcher: Fetcher | None = None,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.policy = HealthPolicy.from_settings(settings)
+        self.clock = clock
+        self._fetcher = fetcher
+        self._own_fetcher = fetcher is None
+        self._dispatcher: Dispatcher[_Job] | None = None
+        self._dispatch_task: asyncio.Task[None] | None = None
+        self._write_queue: asyncio.Queue[tuple[CrawlWrite, _Job | None, frozenset[str]]] | None = None
+        self._writer_task: asyncio.Task[None] | None = None
+        self._held: list[tuple[CrawlWrite, _Job]] = []  # network failures awaiting a verdict
+        self.outages = OutageDetector(threshold_keys=settings.outage_keys)
+        self._on_result: Callable[[FeedResult], None] | None = None
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    @property
+    def fetcher(self) -> Fetcher:
+        if self._fetcher is None:
+            self._fetcher = Fetcher(self.settings)
+        return self._fetcher
+
+    def _ensure_started(self) -> Dispatcher[_Job]:
+        if self._dispatcher is None:
+            self._dispatcher = Dispatcher(self.settings)
+            self._write_queue = asyncio.Queue(maxsize=self.settings.batch_size * 4)
+            self._writer_task = asyncio.create_task(self._writer(), name="fairfetch-writer")
+            self._dispatch_task = asyncio.create_task(
+                self._dispatcher.run(self._handle), name="fairfetch-dispatch"
+            )
+        return self._dispatcher
+
+    async def aclose(self) -> None:
+        if self._dispatcher is not None:
+            self._dispatcher.close()
+            if self._dispatch_task is not None:
+                await self._dispatch_task
+            await self._flush_held(as_outage=self.outages.in_outage)
+            assert self._write_queue is not None
+            await self._write_queue.join()
+            if self._writer_task is not None:
+                self._writer_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._writer_task
+            self._dispatcher = None
+        if self._own_fetcher and self._fetcher is not None:
+            await self._fetcher.aclose()
+            self._fetcher = None
+
+    async def __aenter__(self) -> Crawler:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # --- public operations -----------------------------------------------------------------
+
+    async def crawl_due(
+        self,
+        *,
+        max_feeds: int | None = None,
+        on_total: Callable[[int], None] | None = None,
+        on_result: Callable[[FeedResult], None] | None = None,
+    ) -> CrawlSummary:
+        """Crawl every feed due now (at most ``max_feeds``), then return the accounting."""
+        started = time.monotonic()
+        now = self.clock()
+        dead_probe = self.settings.dead_probe_interval
+        due = await asyncio.to_thread(self.store.count_due, now, dead_probe_interval=dead_probe)
+        if max_feeds is not None:
+            due = min(due, max_feeds)
+        if on_total:
+            on_total(due)
+        summary = CrawlSummary(due=due)
+        futures = []
+        for feed in self._stream_due(now, due):
+            futures.append(await self._submit(feed, "poll", keep_ids=False))
+        await self._finish(futures, summary, on_result)
+        summary.elapsed = time.monotonic() - started
+        self._check_accounting(summary)
+        return summary
+
+    def _stream_due(self, now: datetime, limit: int) -> Iterable[FeedRecord]:
+        return self.store.iter_due(
+            now, dead_probe_interval=self.settings.dead_probe_interval, limit=limit
+        )
+
+    async def refresh(
+        self, keys: Sequence[str | int], *, trigger: str = "refresh"
+    ) -> CrawlSummary:
+        """Crawl these feeds now, whatever their schedule (dead ones included: that revives)."""
+        started = time.monotonic()
+        summary = CrawlSummary()
+        futures = []
+        for key in keys:
+            feed = await asyncio.to_thread(self.store.find_feed, key)
+            if feed is None:
+                summary.due += 1
+                summary.skipped["not found"] += 1
+                continue
+            summary.due += 1
+            futures.append(await self._submit(feed, trigger, keep_ids=True))
+        await self._finish(futures, summary, None)
+        summary.elapsed = time.monotonic() - started
+        self._check_accounting(summary)
+        return summary
+
+    async def run_forever(self, stop: asyncio.Event, *, idle: float = 5.0) -> None:
+        """Crawl what is due, wait a little, repeat; pause after an outage."""
+        try:
+            while not stop.is_set():
+                summary = await self.crawl_due()
+                wait = 60.0 if summary.outage else (idle if summary.due == 0 else 0.0)
+                if wait:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(stop.wait(), timeout=wait)
+        finally:
+            await self.aclose()
+
+    async def add(self, urls: Iterable[str]) -> AddReport:
+        """Add feeds (or sites, whose feeds are discovered); one GET each, shared with the first
+        crawl. Bad URLs are reported one by one; the good ones are still added."""
+        report = AddReport()
+        candidates: dict[str, str] = {}
+        for raw in urls:
+            try:
+                candidates.setdefault(normalize_feed_url(raw), raw)
+            except InvalidURLError as exc:
+                report.invalid.append((raw, exc.reason))
+        await asyncio.gather(*(self._add_one(raw, url, report) for url, raw in candidates.items()))
+        return report
+
+    # --- internals -------------------------------------------------------------------------
+
+    async def _add_one(self, raw: str, url: str, report: AddReport) -> None:
+        now = self.clock()
+        existing = await asyncio.to_thread(self.store.find_feed, url)
+        if existing is not None:
+            report.existing.append(existing.url)
+            return
+        result = await self._fetch_for_add(url)
+        body = result.body if result.ok else b""
+        if result.ok and looks_like_html(body) and not parse_feed(body, url=result.final_url).ok:
+            links = find_feed_links(body, result.final_url)
+            report.discovered[url] = links
+            if not links:
+                report.failed.append((raw, "no feed found on that page"))
+            for link in links:
+                try:
+                    link = normalize_feed_url(link)
+                except InvalidURLError:
+                    continue
+                feed, created = await asyncio.to_thread(
+                    self.store.add_feed, link, now=now, politeness_key=politeness_key(link)
+                )
+                (report.added if created else report.existing).append(feed.url)
+            return
+        feed, created = await asyncio.to_thread(
+            self.store.add_feed,
+            url,
+            now=now,
+            politeness_key=politeness_key(url),
+            original_url=raw.strip() if raw.strip() != url else None,
+        )
+        if not created:
+            report.existing.append(feed.url)
+            return
+        report.added.append(feed.url)
+        self._ensure_started()
+        loop = asyncio.get_running_loop()
+        job = _Job(feed, "add", loop.create_future(), keep_ids=False)
+        await self._complete(job, result)
+        await job.future
+
+    async def _fetch_for_add(self, url: str) -> FetchResult:
+        dispatcher = self._ensure_started()
+        loop = asyncio.get_running_loop()
+        box: asyncio.Future[FetchResult] = loop.create_future()
+
+        async def one() -> Feedback:
+            result = await self.fetcher.fetch(url, check_robots=self.settings.obey_robots)
+            box.set_result(result)
+            return self._feedback(result)
+
+        await dispatcher.put(url, _AddFetch(one), key=politeness_key(url))  # type: ignore[arg-type]
+        return await box
+
+    async def _submit(self, feed: FeedRecord, trigger: str, *, keep_ids: bool) -> asyncio.Future[FeedResult]:
+        dispatcher = self._ensure_started()
+        job = _Job(feed, trigger, asyncio.get_running_loop().create_future(), keep_ids)
+        await dispatcher.put(feed.url, job, key=feed.politeness_key)
+        return job.future
+
+    async def _finish(
+        self,
+        futures: list[asyncio.Future[FeedResult]],
+        summary: CrawlSummary,
+        on_result: Callable[[FeedResult], None] | None,
+    ) -> None:
+        pending = set(futures)
+        while pending:
+            done, pending = await asyncio.wait(pending, timeout=1.0)
+            for fut in done:
+                self._tally(summary, fut.result(), on_result)
+            if not done and self._held and len(pending) <= len(self._held):
+                # Everything still open is a held network failure: decide now.
+                await self._flush_held(as_outage=self.outages.in_outage)
+        if self._held:
+            await self._flush_held(as_outage=self.outages.in_outage)
+        summary.outage = summary.counts["outage"] > 0 or summary.skipped["outage"] > 0
+
+    def _tally(
+        self,
+        summary: CrawlSummary,
+        r: FeedResult,
+        on_result: Callable[[FeedResult], None] | None,
+    ) -> None:
+        if r.outcome.startswith("skipped:"):
+            summary.skipped[r.outcome.split(":", 1)[1]] += 1
+        else:
+            summary.counts[r.outcome] += 1
+        if r.outcome == "error":
+            summary.errors[r.error_kind or "unknown"] += 1
+        summary.new_entries += r.new_entries
+        if r.entry_ids or summary.due <= 1000:
+            summary.results.append(r)
+        if on_result:
+            on_result(r)
+
+    def _check_accounting(self, summary: CrawlSummary) -> None:
+        if summary.accounted != summary.due:
+            raise AccountingError(
+                f"{summary.due} feeds were due but {summary.accounted} were accounted for: "
+                f"{summary.as_dict()}"
+            )
+
+    def _feedback(self, result: FetchResult) -> Feedback:
+        return Feedback(
+            throttled=result.throttled,
+            retry_after=result.retry_after,
+            network_error=result.error_kind in NETWORK_ERROR_KINDS,
+        )
+
+    async def _handle(self, item: Any) -> Feedback:
+        if isinstance(item, _AddFetch):
+            return await item.run()
+        job: _Job = item
+        if self.outages.in_outage and job.trigger == "poll":
+            # Our network is down: don't spend the feed's request, leave it due.
+            job.future.set_result(FeedResult(job.feed.id, job.feed.url, "skipped:outage"))
+            return Feedback()
+        feed = job.feed
+        try:
+            result = await self.fetcher.fetch(
+                feed.url,
+                etag=feed.etag,
+                last_modified=feed.last_modified,
+                check_robots=self.settings.obey_robots,
+            )
+        except Exception as exc:  # a bug in the fetch path must not lose the feed's accounting
+            log.exception("fetch of %s raised", feed.url)
+            result = FetchResult(
+                url=feed.url, final_url=feed.url, error_kind="connect", error_detail=repr(exc)
+            )
+        await self._complete(job, result)
+        return self._feedback(result)
+
+    async def _complete(self, job: _Job, result: FetchResult) -> None:
+        """Turn one fetch into a CrawlWrite and queue it (or hold it, for network failures)."""
+        feed = job.feed
+        now = self.clock()
+        parsed: Feed | None = None
+        outcome: Outcome
+        extra: dict[str, Any] = {}
+        entry_ids: frozenset[str] = frozenset()
+        if result.throttled:
+            outcome = Outcome("throttled", http_status=result.status, retry_after=result.retry_after)
+        elif result.not_modified:
+            outcome = Outcome(
+                "not_modified",
+                http_status=304,
+                permanent_target=_permanent_target(result),
+                hint_seconds=_hint_seconds(Feed(), result.headers),
+            )
+        elif result.ok:
+            parsed = parse_feed(result.body, url=result.final_url, headers=result.headers)
+            if not parsed.ok:
+                kind = "not_a_feed" if looks_like_html(result.body) else "parse"
+                detail = "; ".join(parsed.problems[:3]) or kind
+                outcome = Outcome("error", error_kind=kind, error_detail=detail,
+                                  http_status=result.status)
+                parsed = None
+            else:
+                new_url = None
+                if parsed.new_feed_url and parsed.new_feed_url != feed.url:
+                    new_url = await self._confirm_new_feed_url(parsed.new_feed_url)
+                outcome = Outcome(
+                    "ok",
+                    http_status=result.status,
+                    permanent_target=_permanent_target(result),
+                    new_feed_url=new_url,
+                    hint_seconds=_hint_seconds(parsed, result.headers),
+                    entry_times=tuple(
+                        t for e in parsed.entries if (t := e.published or e.updated) is not None
+                    ),
+                )
+                entry_ids = frozenset(e.id for e in parsed.entries)
+                extra = self._metadata_changes(feed, parsed, result)
+        else:
+            outcome = Outcome(
+                "error",
+                error_kind=result.error_kind or "http",
+                error_detail=result.error_detail,
+                http_status=result.status,
+            )
+        decision: Decision = decide(_state(feed), outcome, now, self.policy)
+        changes = dict(decision.changes)
+        if decision.outcome in ("ok", "not_modified"):
+            changes.update(extra)
+            if "url" in changes:
+                changes["politeness_key"] = politeness_key(changes["url"], extra.get("backend"))
+            self.outages.observe_success(time.monotonic())
+        write = CrawlWrite(
+            feed_id=feed.id,
+            url=feed.url,
+            at=now,
+            outcome=decision.outcome,
+            politeness_key=feed.politeness_key,
+            feed_changes=changes,
+            http_status=result.status,
+            error_kind=outcome.error_kind if decision.outcome == "error" else None,
+            error_detail=outcome.error_detail if decision.outcome == "error" else None,
+            bytes=result.bytes_read,
+            duration=result.duration,
+            trigger=job.trigger,
+            entries=parsed.entries if parsed is not None else None,
+            hops=result.hops if decision.outcome != "throttled" else None,
+            authors=[(p, "author") for p in parsed.authors] if parsed is not None else None,
+            contacts=parsed.contacts if parsed is not None else None,
+            first_crawl=feed.last_success_at is None and feed.entry_count == 0,
+        )
+        if decision.outcome == "error" and outcome.error_kind in NETWORK_ERROR_KINDS:
+            in_outage = self.outages.observe_network_failure(feed.politeness_key, time.monotonic())
+            self._held.append((write, job))
+            if in_outage:
+                await self._flush_held(as_outage=True)
+            return
+        if self._held and decision.outcome != "error":
+            await self._flush_held(as_outage=False)
+        assert self._write_queue is not None
+        await self._write_queue.put((write, job, entry_ids if job.keep_ids else frozenset()))
+
+    async def _confirm_new_feed_url(self, raw: str) -> str | None:
+        """``itunes:new-feed-url`` moves the feed only once the new URL answers with a feed
+        (through the perimeter like any fetch: never to an address it refuses)."""
+        try:
+            url = normalize_feed_url(raw)
+        except InvalidURLError:
+            return None
+        result = await self.fetcher.fetch(url, check_robots=self.settings.obey_robots)
+        if result.ok and parse_feed(result.body, url=result.final_url).ok:
+            return result.final_url
+        return None
+
+    def _metadata_changes(self, feed: FeedRecord, parsed: Feed, result: FetchResult) -> dict[str, Any]:
+        backend = detect_backend(result.headers, parsed.generator)
+        changes: dict[str, Any] = {
+            "title": parsed.title,
+            "link": parsed.link,
+            "description": parsed.description,
+            "language": parsed.language,
+            "image_url": parsed.image_url,
+            "generator": parsed.generator,
+            "format": parsed.format,
+            "kind": parsed.kind,
+            "kind_evidence": list(parsed.kind_evidence),
+            "categories": list(parsed.categories),
+            "hub_urls": list(parsed.hub_urls),
+            "self_url": parsed.self_url,
+            "etag": result.headers.get("etag"),
+            "last_modified": result.headers.get("last-modified"),
+        }
+        if backend and backend != feed.backend:
+            changes["backend"] = backend
+            changes["politeness_key"] = politeness_key(feed.url, backend)
+        return changes
+
+    async def _flush_held(self, *, as_outage: bool) -> None:
+        held, self._held = self._held, []
+        if not held:
+            return
+        if as_outage:
+            started = held[0][0].at
+            await asyncio.to_thread(
+                self.store.record_outage,
+                started,
+                self.outages.distinct_keys(time.monotonic()),
+                f"{len(held)} network failures across unrelated keys; not counted against feeds",
+            )
+        assert self._write_queue is not None
+        for write, job in held:
+            if as_outage:
+                # Nothing about the feed changes: it stays due and is retried after the pause.
+                write = CrawlWrite(
+                    feed_id=write.feed_id, url=write.url, at=write.at, outcome="outage",
+                    politeness_key=write.politeness_key, feed_changes={},
+                    http_status=write.http_status, error_kind=write.error_kind,
+                    error_detail=write.error_detail, duration=write.duration,
+                    trigger=write.trigger,
+                )
+            await self._write_queue.put((write, job, frozenset()))
+
+    async def _writer(self) -> None:
+        """The one writer: batches results into transactions, off the event loop."""
+        assert self._write_queue is not None
+        queue = self._write_queue
+        while True:
+            first = await queue.get()
+            batch = [first]
+            while len(batch) < self.settings.batch_size and not queue.empty():
+                batch.append(queue.get_nowait())
+            try:
+                written = await asyncio.to_thread(self.store.write, [w for w, _, _ in batch])
+            except Exception as exc:
+                log.exception("writing %d crawl results failed", len(batch))
+                for _w, job, _ids in batch:
+                    if job is not None and not job.future.done():
+                        job.future.set_exception(exc)
+                    queue.task_done()
+                continue
+            for (w, job, ids), res in zip(batch, written, strict=True):
+                if job is not None and not job.future.done():
+                    job.future.set_result(
+                        FeedResult(
+                            feed_id=w.feed_id,
+                            url=res.moved_to or w.url,
+                            outcome=w.outcome,
+                            new_entries=res.new_entries,
+                            entry_ids=ids,
+                            error_kind=w.error_kind,
+                            http_status=w.http_status,
+                        )
+                    )
+                queue.task_done()
+
+
+@dataclass
+class _AddFetch:
+    """A one-off fetch (feeds add) that goes through the same politeness slots."""
+
+    run: Callable[[], Any]
+
+
+async def add_feeds(
+    store: SqlStore, settings: Settings, urls: Iterable[str], *, fetcher: Fetcher | None = None
+) -> AddReport:
+    async with Crawler(store, settings, fetcher=fetcher) as crawler:
+        return await crawler.add(urls)

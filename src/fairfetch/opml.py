@@ -1,0 +1,62 @@
+"""OPML import and export: the lingua franca of feed readers.
+
+Parsing is defensive (lxml, no entities, no network), and each outline is judged on its own: one
+bad ``xmlUrl`` is reported and the others still count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from lxml import etree
+
+from fairfetch.errors import InputError
+
+_PARSER = etree.XMLParser(
+    resolve_entities=False, no_network=True, recover=True, huge_tree=False, load_dtd=False
+)
+
+
+@dataclass(frozen=True)
+class Outline:
+    url: str
+    title: str | None = None
+    category: str | None = None
+
+
+def parse_opml(data: bytes, *, name: str = "OPML file") -> list[Outline]:
+    """Every outline with an ``xmlUrl``, in document order (duplicates removed)."""
+    try:
+        root = etree.fromstring(data, _PARSER)
+    except etree.XMLSyntaxError as exc:
+        raise InputError(name, f"not an OPML document ({exc})") from None
+    if root is None or etree.QName(root).localname.lower() != "opml":
+        raise InputError(name, "not an OPML document (no <opml> root)")
+    seen: set[str] = set()
+    out: list[Outline] = []
+    for el in root.iter("{*}outline", "outline"):
+        url = (el.get("xmlUrl") or el.get("xmlurl") or el.get("url") or "").strip()
+        if not url or url in seen:
+            continue
+        seen.add(url)
+        parent = el.getparent()
+        category = parent.get("text") if parent is not None and parent.tag == "outline" else None
+        out.append(Outline(url, el.get("title") or el.get("text"), category))
+    return out
+
+
+def build_opml(feeds: Iterable[tuple[str, str | None, str | None]], *, title: str = "fairfetch") -> bytes:
+    """(url, title, html_url) triples to an OPML 2.0 document."""
+    root = etree.Element("opml", version="2.0")
+    head = etree.SubElement(root, "head")
+    etree.SubElement(head, "title").text = title
+    body = etree.SubElement(root, "body")
+    for url, feed_title, html_url in feeds:
+        attrs = {"type": "rss", "text": feed_title or url, "xmlUrl": url}
+        if feed_title:
+            attrs["title"] = feed_title
+        if html_url:
+            attrs["htmlUrl"] = html_url
+        etree.SubElement(body, "outline", attrs)
+    return bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True))

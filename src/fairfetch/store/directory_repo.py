@@ -1,0 +1,389 @@
+"""Read queries for the directory (web pages, JSON API, /crawlstats, /metrics).
+
+Every function here reads; none writes. Each is shaped so that it stays an index range on a
+directory of 100,000 feeds and millions of crawls: listings are sorted on indexed expressions,
+counts go through indexes, and crawl statistics are read per minute over a bounded window so the
+web side can cache the minutes that can no longer change (see fairfetch.web.stats).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+import sqlalchemy as sa
+
+from fairfetch.store.sql import SqlStore
+from fairfetch.store.tables import authors, crawls, entries, feeds
+from fairfetch.store.tables_directory import feeds_fts
+
+SortKey = Literal["title", "newest", "added", "entries", "errors"]
+SORT_KEYS: tuple[str, ...] = ("title", "newest", "added", "entries", "errors")
+#: The natural direction of each sort (what a click on the column heading shows first).
+DEFAULT_DESCENDING: dict[str, bool] = {
+    "title": False,
+    "newest": True,
+    "added": True,
+    "entries": True,
+    "errors": True,
+}
+
+#: The columns a listing row shows; the long ones are cut in SQL, not after loading them.
+_SUMMARY = (
+    feeds.c.id,
+    feeds.c.url,
+    feeds.c.title,
+    sa.func.substr(feeds.c.description, 1, 300).label("description"),
+    feeds.c.link,
+    feeds.c.kind,
+    feeds.c.status,
+    feeds.c.error_count,
+    feeds.c.last_error,
+    feeds.c.last_success_at,
+    feeds.c.last_fetched_at,
+    feeds.c.next_crawl_at,
+    feeds.c.entry_count,
+    feeds.c.newest_entry_at,
+    feeds.c.added_at,
+)
+
+#: Words we search for: letters and digits only, so the query languages of FTS5 and tsquery can
+#: never see an operator that came from a user.
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+MAX_QUERY_WORDS = 8
+
+
+def query_words(q: str) -> list[str]:
+    """The words of a search box input, lower-cased, at most MAX_QUERY_WORDS of them."""
+    return [w.lower() for w in _WORD.findall(q)][:MAX_QUERY_WORDS]
+
+
+def fts5_query(words: Sequence[str]) -> str:
+    """All words must match, each as a prefix ("pod" finds "podcast")."""
+    return " ".join(f'"{w}"*' for w in words)
+
+
+def tsquery(words: Sequence[str]) -> str:
+    return " & ".join(f"{w}:*" for w in words)
+
+
+# Must stay equal to the expressions indexed in migration 0004, or PostgreSQL will not use them.
+_PG_FEED_DOCUMENT = sa.literal_column(
+    "to_tsvector('simple'::regconfig, coalesce(feeds.title, '') || ' ' || "
+    "regexp_replace(feeds.url || ' ' || feeds.original_url, '[^[:alnum:]]+', ' ', 'g'))"
+)
+_PG_AUTHOR_DOCUMENT = sa.literal_column("to_tsvector('simple'::regconfig, authors.name)")
+
+
+def _order(sort: str, descending: bool) -> list[sa.ColumnElement[Any]]:
+    cols: dict[str, sa.ColumnElement[Any]] = {
+        "title": sa.func.lower(feeds.c.title),
+        "newest": feeds.c.newest_entry_at,
+        "added": feeds.c.id,
+        "entries": feeds.c.entry_count,
+        "errors": feeds.c.error_count,
+    }
+    col = cols[sort]
+    if sort == "added":
+        return [col.desc() if descending else col.asc()]
+    tie = feeds.c.id.desc() if descending else feeds.c.id.asc()
+    return [col.desc() if descending else col.asc(), tie]
+
+
+def _filters(kind: str | None, status: str | None) -> list[sa.ColumnElement[bool]]:
+    out: list[sa.ColumnElement[bool]] = []
+    if kind:
+        out.append(feeds.c.kind == kind)
+    if status:
+        out.append(feeds.c.status == status)
+    return out
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: list[dict[str, Any]]
+    total: int
+
+
+def list_feeds(
+    store: SqlStore,
+    *,
+    kind: str | None = None,
+    status: str | None = None,
+    sort: str = "title",
+    descending: bool | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> Page:
+    """One page of the directory, sorted on an indexed expression, with the total count."""
+    if sort not in SORT_KEYS:
+        raise ValueError(f"unknown sort {sort!r}")
+    desc = DEFAULT_DESCENDING[sort] if descending is None else descending
+    where = _filters(kind, status)
+    q = sa.select(*_SUMMARY).where(*where).order_by(*_order(sort, desc)).limit(limit).offset(offset)
+    count = sa.select(sa.func.count()).select_from(feeds).where(*where)
+    with store.engine.connect() as conn:
+        rows = [dict(r) for r in conn.execute(q).mappings()]
+        total = int(conn.execute(count).scalar_one())
+    return Page(rows, total)
+
+
+def search_feeds(
+    store: SqlStore,
+    q: str,
+    *,
+    kind: str | None = None,
+    status: str | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> Page:
+    """Feeds whose title, URL or author names contain every word of ``q`` (prefixes), best first."""
+    words = query_words(q)
+    if not words:
+        return Page([], 0)
+    where = _filters(kind, status)
+    if store.dialect == "sqlite":
+        match = sa.literal_column("feeds_fts").op("MATCH")(fts5_query(words))
+        hits = (
+            sa.select(
+                feeds_fts.c.rowid.label("fid"), sa.literal_column("feeds_fts.rank").label("rank")
+            )
+            .select_from(feeds_fts)
+            .where(match)
+            .subquery()
+        )
+        base = sa.select(*_SUMMARY).select_from(hits.join(feeds, feeds.c.id == hits.c.fid))
+        rows_q = base.where(*where).order_by(hits.c.rank, feeds.c.id).limit(limit).offset(offset)
+        count_q = (
+            sa.select(sa.func.count())
+            .select_from(hits.join(feeds, feeds.c.id == hits.c.fid))
+            .where(*where)
+        )
+    else:
+        tsq = sa.func.to_tsquery(sa.literal_column("'simple'::regconfig"), tsquery(words))
+        by_author = sa.select(authors.c.feed_id).where(_PG_AUTHOR_DOCUMENT.op("@@")(tsq))
+        cond = sa.or_(_PG_FEED_DOCUMENT.op("@@")(tsq), feeds.c.id.in_(by_author))
+        rank = sa.func.ts_rank(_PG_FEED_DOCUMENT, tsq)
+        rows_q = (
+            sa.select(*_SUMMARY)
+            .where(cond, *where)
+            .order_by(rank.desc(), feeds.c.id)
+            .limit(limit)
+            .offset(offset)
+        )
+        count_q = sa.select(sa.func.count()).select_from(feeds).where(cond, *where)
+    with store.engine.connect() as conn:
+        rows = [dict(r) for r in conn.execute(rows_q).mappings()]
+        total = int(conn.execute(count_q).scalar_one())
+    return Page(rows, total)
+
+
+def kind_counts(store: SqlStore) -> dict[str, int]:
+    label = sa.func.coalesce(feeds.c.kind, "unknown")
+    with store.engine.connect() as conn:
+        return {
+            str(k): int(n)
+            for k, n in conn.execute(sa.select(label, sa.func.count()).group_by(label))
+        }
+
+
+def status_counts(store: SqlStore) -> dict[str, int]:
+    with store.engine.connect() as conn:
+        return {
+            str(k): int(n)
+            for k, n in conn.execute(
+                sa.select(feeds.c.status, sa.func.count()).group_by(feeds.c.status)
+            )
+        }
+
+
+def troubled_feeds(store: SqlStore, *, limit: int = 20) -> list[dict[str, Any]]:
+    """Dead and erroring feeds, most consecutive failures first."""
+    q = (
+        sa.select(*_SUMMARY)
+        .where(feeds.c.status.in_(("error", "dead")))
+        .order_by(feeds.c.error_count.desc(), feeds.c.id)
+        .limit(limit)
+    )
+    with store.engine.connect() as conn:
+        return [dict(r) for r in conn.execute(q).mappings()]
+
+
+def queue_stats(store: SqlStore, now: datetime, *, dead_probe_interval: float) -> dict[str, Any]:
+    """The crawl queue: feeds due now, the most overdue one, and what the next hour holds."""
+    alive = feeds.c.status != "dead"
+    with store.engine.connect() as conn:
+        oldest = conn.execute(
+            sa.select(sa.func.min(feeds.c.next_crawl_at)).where(alive, feeds.c.next_crawl_at <= now)
+        ).scalar_one()
+        next_hour = conn.execute(
+            sa.select(sa.func.count()).where(
+                alive,
+                feeds.c.next_crawl_at > now,
+                feeds.c.next_crawl_at <= now + timedelta(hours=1),
+            )
+        ).scalar_one()
+    due = store.count_due(now, dead_probe_interval=dead_probe_interval)
+    return {
+        "due": int(due),
+        "oldest_due_at": oldest,
+        "oldest_overdue_seconds": (now - oldest).total_seconds() if oldest else None,
+        "next_hour": int(next_hour),
+    }
+
+
+def count_entries_total(store: SqlStore) -> int:
+    """Entries in the directory, from the feeds' counters (cheap; the crawler keeps them)."""
+    with store.engine.connect() as conn:
+        return int(
+            conn.execute(sa.select(sa.func.coalesce(sa.func.sum(feeds.c.entry_count), 0))).scalar_one()
+        )
+
+
+# --- crawls per minute ---------------------------------------------------------------------
+
+
+def _minute(store: SqlStore) -> sa.ColumnElement[Any]:
+    if store.dialect == "sqlite":
+        # Stored as 'YYYY-MM-DD HH:MM:SS.ffffff' (UTC): the first 16 characters are the minute.
+        return sa.func.substr(crawls.c.at, 1, 16)
+    return sa.func.date_trunc("minute", sa.func.timezone("UTC", crawls.c.at))
+
+
+def _as_minute(value: Any) -> datetime:
+    if isinstance(value, str):
+        return datetime.fromisoformat(value + ":00").replace(tzinfo=UTC)
+    assert isinstance(value, datetime)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+@dataclass(frozen=True)
+class MinuteCount:
+    minute: datetime
+    outcome: str
+    error_kind: str | None
+    count: int
+    bytes: int
+
+
+def crawl_minutes(store: SqlStore, since: datetime, until: datetime) -> list[MinuteCount]:
+    """Crawls with ``since <= at < until`` counted per minute and outcome (and error kind)."""
+    m = _minute(store).label("m")
+    q = (
+        sa.select(
+            m,
+            crawls.c.outcome,
+            crawls.c.error_kind,
+            sa.func.count(),
+            sa.func.coalesce(sa.func.sum(crawls.c.bytes), 0),
+        )
+        .where(crawls.c.at >= since, crawls.c.at < until)
+        .group_by(m, crawls.c.outcome, crawls.c.error_kind)
+    )
+    with store.engine.connect() as conn:
+        return [
+            MinuteCount(_as_minute(r[0]), str(r[1]), r[2], int(r[3]), int(r[4]))
+            for r in conn.execute(q)
+        ]
+
+
+def throttle_minutes(
+    store: SqlStore, since: datetime, until: datetime
+) -> list[tuple[datetime, str, int]]:
+    """Throttled crawls per minute and politeness key: which platforms are pushing back."""
+    m = _minute(store).label("m")
+    q = (
+        sa.select(m, crawls.c.politeness_key, sa.func.count())
+        .where(crawls.c.at >= since, crawls.c.at < until, crawls.c.outcome == "throttled")
+        .group_by(m, crawls.c.politeness_key)
+    )
+    with store.engine.connect() as conn:
+        return [(_as_minute(r[0]), str(r[1]), int(r[2])) for r in conn.execute(q)]
+
+
+# --- metrics -------------------------------------------------------------------------------
+
+
+def max_crawl_id(store: SqlStore) -> int:
+    with store.engine.connect() as conn:
+        return int(conn.execute(sa.select(sa.func.coalesce(sa.func.max(crawls.c.id), 0))).scalar_one())
+
+
+def crawls_after(store: SqlStore, last_id: int, *, limit: int = 50_000) -> list[tuple[int, str, str | None, float]]:
+    """Crawl rows recorded after ``last_id`` (id, outcome, error kind, duration), oldest first."""
+    q = (
+        sa.select(crawls.c.id, crawls.c.outcome, crawls.c.error_kind, crawls.c.duration)
+        .where(crawls.c.id > last_id)
+        .order_by(crawls.c.id)
+        .limit(limit)
+    )
+    with store.engine.connect() as conn:
+        return [(int(r[0]), str(r[1]), r[2], float(r[3] or 0.0)) for r in conn.execute(q)]
+
+
+# --- entries -------------------------------------------------------------------------------
+
+
+def list_entries(
+    store: SqlStore, *, feed_id: int | None = None, limit: int = 50, offset: int = 0
+) -> Page:
+    """Entries newest first (as we first saw them), of one feed or of the whole directory."""
+    cols = (
+        entries.c.id,
+        entries.c.feed_id,
+        entries.c.entry_id,
+        entries.c.title,
+        entries.c.link,
+        entries.c.published,
+        entries.c.updated,
+        entries.c.summary,
+        entries.c.content,
+        entries.c.authors,
+        entries.c.categories,
+        entries.c.enclosures,
+        entries.c.first_seen_at,
+    )
+    q = sa.select(*cols)
+    count = sa.select(sa.func.count()).select_from(entries)
+    if feed_id is not None:
+        q = q.where(entries.c.feed_id == feed_id).order_by(
+            entries.c.first_seen_at.desc(), entries.c.id.desc()
+        )
+        count = count.where(entries.c.feed_id == feed_id)
+    else:
+        q = q.order_by(entries.c.id.desc())
+    q = q.limit(limit).offset(offset)
+    with store.engine.connect() as conn:
+        rows = [dict(r) for r in conn.execute(q).mappings()]
+        if feed_id is not None:
+            total = int(conn.execute(count).scalar_one())
+        else:
+            total = count_entries_total(store)
+    return Page(rows, total)
+
+
+__all__ = [
+    "DEFAULT_DESCENDING",
+    "MAX_QUERY_WORDS",
+    "SORT_KEYS",
+    "MinuteCount",
+    "Page",
+    "count_entries_total",
+    "crawl_minutes",
+    "crawls_after",
+    "fts5_query",
+    "kind_counts",
+    "list_entries",
+    "list_feeds",
+    "max_crawl_id",
+    "query_words",
+    "queue_stats",
+    "search_feeds",
+    "status_counts",
+    "throttle_minutes",
+    "troubled_feeds",
+    "tsquery",
+]

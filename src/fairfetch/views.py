@@ -1,0 +1,65 @@
+"""The public shape of a feed (``feeds show --json`` and the API): one place builds it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fairfetch.store import FeedRecord, SqlStore
+
+
+def _websub(store: SqlStore, feed_id: int) -> dict[str, Any] | None:
+    try:
+        from fairfetch.websub.status import websub_summary
+    except ImportError:
+        return None
+    return websub_summary(store, feed_id)
+
+
+def feed_summary(feed: FeedRecord) -> dict[str, Any]:
+    return {
+        "id": feed.id,
+        "url": feed.url,
+        "original_url": feed.original_url,
+        "title": feed.title,
+        "kind": feed.kind,
+        "status": feed.status,
+        "error_count": feed.error_count,
+        "last_error": feed.last_error,
+        "last_success_at": feed.last_success_at,
+        "last_fetched_at": feed.last_fetched_at,
+        "next_crawl_at": feed.next_crawl_at,
+        "entry_count": feed.entry_count,
+    }
+
+
+def feed_details(store: SqlStore, feed: FeedRecord) -> dict[str, Any]:
+    """Everything DESIGN.md's contract lists for ``feeds show``, and a little more."""
+    extra = store.feed_details(feed.id)
+    out = feed_summary(feed)
+    out.update(
+        {
+            "link": feed.link,
+            "description": feed.description,
+            "language": feed.language,
+            "image_url": feed.image_url,
+            "generator": feed.generator,
+            "format": feed.format,
+            "kind_evidence": list(feed.kind_evidence),
+            "categories": list(feed.categories),
+            "backend": feed.backend,
+            "politeness_key": feed.politeness_key,
+            "added_at": feed.added_at,
+            "interval_seconds": feed.interval_seconds,
+            "etag": feed.etag,
+            "last_modified": feed.last_modified,
+            "redirects": extra["redirects"],
+            "redirect_candidate": feed.redirect_candidate,
+            "contacts": extra["contacts"],
+            "authors": extra["authors"],
+            "hub_urls": list(feed.hub_urls),
+            "self_url": feed.self_url,
+            "websub": _websub(store, feed.id),
+            "recent_crawls": extra["crawls"],
+        }
+    )
+    return out
