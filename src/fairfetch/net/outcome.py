@@ -25,6 +25,7 @@ ERROR_KINDS = (
     "robots",      # disallowed by robots.txt
     "not_a_feed",  # a 2xx body that is not a feed
     "parse",       # a feed we could not read at all
+    "internal",    # a bug on our side (logged loudly); never counted against the feed
 )
 
 #: Kinds that say the network between us and them failed; many of these on unrelated keys in the
@@ -62,6 +63,9 @@ class FetchResult:
     """The IP address actually connected to (the one the perimeter checked)."""
     retry_after: float | None = None
     """Clamped Retry-After seconds when the response was a throttle (429, 503 + Retry-After)."""
+    wire_bytes: int = 0
+    """Bytes received on the wire for the final body (before decompression); ``bytes_read``
+    counts the decoded bytes."""
 
     @property
     def ok(self) -> bool:

@@ -1,0 +1,528 @@
+"""One fetch: perimeter, conditional headers, redirect chain, size and time caps, outcome.
+
+A fetch never raises for network or HTTP failures: they come back as ``FetchResult.error_kind``
+(see outcome.py), because to a crawler a failed fetch is data about a feed, not an exception.
+Only an unusable *initial* URL (not http(s), no host) raises :class:`InvalidURLError`: that is a
+caller's bug or bad input, which should have been refused when the feed was added.
+
+How the guarantees are kept:
+
+* **Perimeter** — the session's connector has one resolver, :class:`CheckingResolver`, which
+  resolves once, checks, and returns only allowed addresses; the connector connects to exactly
+  those (no second lookup). IP-literal hosts, which aiohttp does not resolve, are checked here
+  before the request. Redirects are followed by hand, so every hop passes both checks.
+* **Body cap** — decompression is ours (``auto_decompress=False``) and bounded with zlib's
+  ``max_length``: we never inflate more than the bytes still allowed plus one, so a gzip bomb
+  costs at most the cap in memory, whatever its ratio.
+* **Time caps** — connect (``sock_connect``), first byte and every later read
+  (``sock_read``), and the whole fetch including redirects (``asyncio.timeout``).
+* **No hidden retries** — aiohttp's silent one-time retry on a dropped keep-alive connection is
+  switched off: one call sends exactly the requests it reports (plus robots.txt when asked).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+import ssl
+import time
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import aiohttp
+from yarl import URL
+
+from fairfetch.errors import InvalidURLError
+from fairfetch.net.outcome import FetchResult, Hop
+from fairfetch.net.perimeter import (
+    CheckingResolver,
+    PerimeterRefused,
+    Resolver,
+    check_address,
+    parse_allow_networks,
+)
+from fairfetch.net.retry_after import parse_retry_after
+
+if TYPE_CHECKING:
+    from fairfetch.config import Settings
+    from fairfetch.net.robots import RobotsCache
+
+__all__ = ["ACCEPT_ENCODING", "Fetcher", "is_bot_challenge"]
+
+#: We decode these ourselves, bounded. Brotli/zstd are not advertised: no bounded decoder here.
+ACCEPT_ENCODING = "gzip, deflate"
+
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_CHUNK = 64 * 1024
+_SMALL_REDIRECT_BODY = 16 * 1024
+_CROSS_ORIGIN_DROP = ("authorization", "proxy-authorization", "cookie")
+
+
+def is_bot_challenge(status: int, headers: Mapping[str, str], body: bytes = b"") -> bool:
+    """A 403/503 that is a bot wall (a challenge page), not the publisher saying no.
+
+    Recorded as ``blocked``: retrying harder will not help, and it says nothing about the feed.
+    Headers are lower-cased keys.
+    """
+    if status not in (403, 503):
+        return False
+    if "challenge" in headers.get("cf-mitigated", "").lower():
+        return True
+    if headers.get("x-amzn-waf-action", "").lower() in {"challenge", "captcha"}:
+        return True
+    if "x-datadome" in headers or "x-dd-b" in headers:
+        return True
+    if "x-sucuri-block" in headers:
+        return True
+    server = headers.get("server", "").lower()
+    if "ddos-guard" in server:
+        return True
+    head = body[:4096]
+    return b"/cdn-cgi/challenge-platform/" in head or b"_cf_chl_opt" in head
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class _BadEncoding(Exception):
+    pass
+
+
+class _Decoder:
+    """Bounded gzip/deflate decoder: ``feed(data, limit)`` returns at most ``limit`` bytes.
+
+    Asking for ``remaining + 1`` bytes is enough to know the cap is passed, so whatever is
+    left compressed is never inflated. Concatenated gzip members are followed; trailing junk
+    after the last member is ignored, as browsers do.
+    """
+
+    def __init__(self, coding: str) -> None:
+        self.coding = coding
+        self._d: Any = None
+        self._head = b""
+        if coding in ("gzip", "x-gzip"):
+            self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+
+    def feed(self, data: bytes, limit: int) -> bytes:
+        if self._d is None:  # deflate: zlib-wrapped per the RFC, raw in practice too; sniff
+            self._head += data
+            if len(self._head) < 2:
+                return b""
+            b0, b1 = self._head[0], self._head[1]
+            wrapped = (b0 & 0x0F) == 8 and ((b0 << 8) | b1) % 31 == 0
+            self._d = zlib.decompressobj(zlib.MAX_WBITS if wrapped else -zlib.MAX_WBITS)
+            data, self._head = self._head, b""
+        out = bytearray()
+        try:
+            while len(out) < limit:
+                out += self._d.decompress(data, limit - len(out))
+                data = b""
+                if self._d.unconsumed_tail:
+                    if len(out) < limit:
+                        data = self._d.unconsumed_tail
+                        continue
+                    break
+                if self._d.eof and self._d.unused_data.startswith(b"\x1f\x8b"):
+                    data = self._d.unused_data
+                    self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                    continue
+                break
+        except zlib.error as exc:
+            raise _BadEncoding(f"undecodable {self.coding} body: {exc}") from None
+        return bytes(out)
+
+
+@dataclass
+class _Progress:
+    url: str
+    started_at: datetime
+    t0: float
+    final_url: str = ""
+    hops: list[Hop] = field(default_factory=list)
+    address: str | None = None
+    status: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def result(self, **kw: Any) -> FetchResult:
+        return FetchResult(
+            url=self.url,
+            final_url=self.final_url or self.url,
+            status=kw.pop("status", self.status),
+            headers=kw.pop("headers", self.headers),
+            hops=tuple(self.hops),
+            duration=time.perf_counter() - self.t0,
+            started_at=self.started_at,
+            address=self.address,
+            **kw,
+        )
+
+    def fail(self, kind: str, detail: str, **kw: Any) -> FetchResult:
+        return self.result(error_kind=kind, error_detail=detail, **kw)
+
+
+def _exception_kind(exc: BaseException) -> tuple[str, str]:
+    """Map an aiohttp/OS exception to (error_kind, detail)."""
+    detail = f"{type(exc).__name__}: {exc}".strip()
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        cause = exc.os_error
+        if isinstance(cause, PerimeterRefused):
+            return "perimeter", str(cause)
+        return "dns", str(cause) or detail
+    if isinstance(
+        exc,
+        aiohttp.ClientConnectorCertificateError | aiohttp.ClientSSLError | ssl.SSLError,
+    ):
+        return "tls", detail
+    if isinstance(exc, TimeoutError):
+        return "timeout", detail
+    if isinstance(exc, aiohttp.ClientResponseError):
+        return "http", f"malformed response: {exc.message}"
+    if isinstance(exc, socket.gaierror):
+        return "dns", detail
+    if isinstance(exc, aiohttp.InvalidURL):
+        return "redirect", detail
+    return "connect", detail
+
+
+def _literal_refusal(host: str, allow: Any) -> str | None:
+    """Perimeter check for hosts aiohttp will not resolve (IP literals, numeric IPv4 forms)."""
+    bare = host[1:-1] if host.startswith("[") else host
+    try:
+        addr = ipaddress.ip_address(bare.split("%", 1)[0])
+    except ValueError:
+        try:  # 2130706433, 127.1, 0x7f.1: legacy numeric forms the OS would accept
+            socket.inet_aton(bare)
+        except OSError:
+            return None
+        return f"{host} is a non-canonical IPv4 literal"
+    return check_address(addr, allow)
+
+
+def _origin(url: URL) -> tuple[str | None, str | None, int | None]:
+    return url.scheme, url.raw_host, url.port
+
+
+class Fetcher:
+    """The one HTTP client of fairfetch (see the module docstring for its guarantees).
+
+    One aiohttp session and connector for the Fetcher's lifetime (created on first use inside
+    the running loop); close it with :meth:`aclose` or ``async with``.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        resolver: Resolver | None = None,
+        robots: RobotsCache | None = None,
+    ) -> None:
+        self.settings = settings
+        self._allow = parse_allow_networks(settings.allow_networks)
+        self.resolver = resolver if resolver is not None else Resolver.from_settings(settings)
+        self._checking = CheckingResolver(self.resolver, self._allow)
+        if robots is None:
+            from fairfetch.net.robots import RobotsCache
+
+            robots = RobotsCache()
+        if robots.fetcher is None:
+            robots.bind(self)
+        self.robots = robots
+        self._session: aiohttp.ClientSession | None = None
+        self._base_headers = {
+            "User-Agent": settings.user_agent,
+            "Accept-Encoding": ACCEPT_ENCODING,
+        }
+        self._timeout = aiohttp.ClientTimeout(
+            total=None,
+            sock_connect=settings.connect_timeout,
+            sock_read=settings.first_byte_timeout,
+        )
+
+    # -- lifecycle --
+
+    def _get_session(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(
+                resolver=self._checking,
+                limit=max(100, 2 * self.settings.global_in_flight),
+                limit_per_host=0,
+                ttl_dns_cache=300,
+                # Below common server keep-alive timeouts (Apache: 5 s), so a pooled connection
+                # is rarely one the server already dropped (we do not retry those).
+                keepalive_timeout=4.0,
+            )
+            self._session = aiohttp.ClientSession(
+                connector=connector,
+                cookie_jar=aiohttp.DummyCookieJar(),
+                auto_decompress=False,
+                timeout=self._timeout,
+                trust_env=False,
+                raise_for_status=False,
+            )
+            if hasattr(self._session, "_retry_connection"):
+                self._session._retry_connection = False
+        return self._session
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def __aenter__(self) -> Fetcher:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    # -- the fetch --
+
+    async def fetch(
+        self,
+        url: str,
+        *,
+        method: str = "GET",
+        etag: str | None = None,
+        last_modified: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        data: bytes | Mapping[str, str] | None = None,
+        max_bytes: int | None = None,
+        read_body: bool = True,
+        follow_redirects: bool = True,
+        check_robots: bool = False,
+    ) -> FetchResult:
+        """Fetch ``url``; never raises for network/HTTP failures (see ``error_kind``)."""
+        target = self._initial_url(url)
+        progress = _Progress(url=url, started_at=datetime.now(UTC), t0=time.perf_counter())
+        total = self.settings.total_timeout
+        try:
+            async with asyncio.timeout(total):
+                return await self._fetch(
+                    progress,
+                    target,
+                    method=method.upper(),
+                    headers=self._request_headers(etag, last_modified, headers),
+                    data=data,
+                    cap=self.settings.max_body_bytes if max_bytes is None else max_bytes,
+                    read_body=read_body,
+                    follow_redirects=follow_redirects,
+                    check_robots=check_robots and self.settings.obey_robots,
+                )
+        except TimeoutError:
+            return progress.fail("timeout", f"total time over {total:g} s")
+
+    def _initial_url(self, url: str) -> URL:
+        try:
+            target = URL(url)
+        except (ValueError, TypeError) as exc:
+            raise InvalidURLError(url, f"not a URL ({exc})") from None
+        if target.scheme not in ("http", "https") or not target.raw_host:
+            raise InvalidURLError(url, "only http(s) URLs with a host can be fetched")
+        return target.with_fragment(None)
+
+    def _request_headers(
+        self, etag: str | None, last_modified: str | None, extra: Mapping[str, str] | None
+    ) -> dict[str, str]:
+        out = dict(self._base_headers)
+        if etag:
+            out["If-None-Match"] = etag
+        if last_modified:
+            out["If-Modified-Since"] = last_modified
+        if extra:
+            lowered = {k.lower(): k for k in out}
+            for k, v in extra.items():
+                out.pop(lowered.get(k.lower(), k), None)
+                out[k] = v
+        return out
+
+    async def _fetch(
+        self,
+        progress: _Progress,
+        current: URL,
+        *,
+        method: str,
+        headers: dict[str, str],
+        data: bytes | Mapping[str, str] | None,
+        cap: int,
+        read_body: bool,
+        follow_redirects: bool,
+        check_robots: bool,
+    ) -> FetchResult:
+        session = self._get_session()
+        visited: set[tuple[str, str]] = set()
+        while True:
+            progress.final_url = str(current)
+            host = current.raw_host or ""
+            refusal = _literal_refusal(host, self._allow)
+            if refusal:
+                return progress.fail("perimeter", refusal)
+            if check_robots:
+                verdict = await self.robots.check(str(current))
+                if not verdict.allowed:
+                    return progress.fail(verdict.kind or "robots", verdict.detail)
+            try:
+                resp = await session.request(
+                    method,
+                    current,
+                    headers=headers,
+                    data=data,
+                    allow_redirects=False,
+                    timeout=self._timeout,
+                )
+            except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+                kind, detail = _exception_kind(exc)
+                return progress.fail(kind, detail)
+            try:
+                progress.address = _peer_address(resp)
+                progress.status = resp.status
+                progress.headers = _lower_headers(resp.headers)
+                status = resp.status
+                if not (follow_redirects and status in _REDIRECTS):
+                    return await self._final(resp, progress, method, cap, read_body)
+
+                location = resp.headers.get("Location")
+                if not location:
+                    return progress.fail("redirect", f"{status} without a Location header")
+                try:
+                    nxt = current.join(URL(location)).with_fragment(None)
+                except (ValueError, TypeError) as exc:
+                    return progress.fail("redirect", f"bad Location {location!r}: {exc}")
+                if nxt.scheme not in ("http", "https") or not nxt.raw_host:
+                    return progress.fail("redirect", f"bad Location {location!r}")
+                progress.hops.append(Hop(str(current), status, str(nxt)))
+                visited.add((method, str(current)))
+                if len(progress.hops) > self.settings.max_redirects:
+                    return progress.fail(
+                        "redirect", f"more than {self.settings.max_redirects} redirects"
+                    )
+                if (status == 303 and method != "HEAD") or (
+                    status in (301, 302) and method == "POST"
+                ):
+                    method, data = "GET", None
+                    headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
+                if (method, str(nxt)) in visited:
+                    return progress.fail("redirect", f"redirect loop back to {nxt}")
+                if _origin(nxt) != _origin(current):
+                    headers = {
+                        k: v for k, v in headers.items() if k.lower() not in _CROSS_ORIGIN_DROP
+                    }
+                await _discard(resp)
+                current = nxt
+            finally:
+                resp.release()
+
+    async def _final(
+        self,
+        resp: aiohttp.ClientResponse,
+        progress: _Progress,
+        method: str,
+        cap: int,
+        read_body: bool,
+    ) -> FetchResult:
+        status = resp.status
+        headers = progress.headers
+        body = b""
+        decoded = wire = 0
+        no_body = method == "HEAD" or status in (204, 304) or status < 200
+        if not read_body:
+            resp.close()  # do not drain what nobody will read
+        elif not no_body:
+            try:
+                body, decoded, wire = await _read_body(resp, headers, cap)
+            except _TooLarge as exc:
+                prefix, decoded, wire = exc.args
+                resp.close()
+                return progress.fail(
+                    "too_large",
+                    f"body over {cap} bytes (after decompression)",
+                    body=prefix,
+                    bytes_read=decoded,
+                    wire_bytes=wire,
+                )
+            except _BadEncoding as exc:
+                resp.close()
+                return progress.fail("http", str(exc))
+            except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+                kind, detail = _exception_kind(exc)
+                return progress.fail(kind, detail)
+
+        sized = {"body": body, "bytes_read": decoded, "wire_bytes": wire}
+        if status == 429 or (status == 503 and "retry-after" in headers):
+            seconds = parse_retry_after(headers.get("retry-after"), datetime.now(UTC))
+            return progress.result(retry_after=seconds, **sized)
+        if 200 <= status < 300 or status == 304:
+            return progress.result(**sized)
+        if status == 410:
+            return progress.fail("gone", f"{status} {resp.reason or ''}".strip(), **sized)
+        if is_bot_challenge(status, headers, body):
+            return progress.fail("blocked", f"{status} bot challenge", **sized)
+        if 300 <= status < 400 and not progress.hops and status in _REDIRECTS:
+            return progress.result(**sized)  # follow_redirects=False: the caller reads Location
+        return progress.fail("http", f"{status} {resp.reason or ''}".strip(), **sized)
+
+
+async def _read_body(
+    resp: aiohttp.ClientResponse, headers: Mapping[str, str], cap: int
+) -> tuple[bytes, int, int]:
+    coding = headers.get("content-encoding", "").strip().lower()
+    decoder = _Decoder(coding) if coding in ("gzip", "x-gzip", "deflate") else None
+    if decoder is None:
+        length = headers.get("content-length", "")
+        if length.isdigit() and int(length) > cap:
+            raise _TooLarge(b"", 0, 0)
+    out = bytearray()
+    wire = 0
+    async for chunk in resp.content.iter_chunked(_CHUNK):
+        wire += len(chunk)
+        room = cap - len(out)
+        piece = decoder.feed(chunk, room + 1) if decoder is not None else chunk
+        if len(piece) > room:
+            out += piece[:room]
+            raise _TooLarge(bytes(out), cap + 1, wire)
+        out += piece
+    return bytes(out), len(out), wire
+
+
+async def _discard(resp: aiohttp.ClientResponse) -> None:
+    """Read a small redirect body so the connection can be reused; leave a big one unread
+    (release() then closes the connection instead)."""
+    length = resp.headers.get("Content-Length", "")
+    if length.isdigit() and int(length) <= _SMALL_REDIRECT_BODY:
+        try:
+            await resp.read()
+        except (aiohttp.ClientError, OSError, TimeoutError):
+            resp.close()
+
+
+def _peer_address(resp: aiohttp.ClientResponse) -> str | None:
+    """The address connected to. Read before any await: a body that arrived with the headers
+    may already have released the connection, so the protocol (kept by the response) is asked
+    first."""
+    protocol = getattr(resp, "_protocol", None)
+    transport = getattr(protocol, "transport", None)
+    if transport is None and resp.connection is not None:
+        transport = resp.connection.transport
+    if transport is None:
+        return None
+    peer = transport.get_extra_info("peername")
+    if isinstance(peer, tuple) and peer:
+        return str(peer[0])
+    return None
+
+
+def _lower_headers(raw: Any) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for k, v in raw.items():
+        key = k.lower()
+        out[key] = f"{out[key]}, {v}" if key in out else v
+    return out

@@ -1,0 +1,228 @@
+"""robots.txt, cached per origin, parsed by protego, fetched through the Fetcher.
+
+Fetching through the Fetcher means robots.txt obeys the perimeter, the caps and the User-Agent
+like any other request. What an answer means follows Google's documented practice
+(developers.google.com/search/docs/crawling-indexing/robots/robots_txt), which publishers
+expect crawlers to share:
+
+* 2xx — the rules (only the first ``max_bytes``, 500 KiB like Google, are read);
+* 4xx except 429 — no robots.txt: everything is allowed (cached for ``ttl``);
+* 429, 5xx, or unreachable (DNS, connect, timeout, TLS, perimeter) — the site cannot tell us,
+  so we assume the worst, briefly: disallow everything for ``error_ttl``, then ask again. If
+  a good copy fetched within ``stale_for`` exists it keeps applying instead, as Google keeps
+  its cached copy. Our choice of a short ``error_ttl`` (30 min, where Google waits 12 h)
+  matches feed intervals: a feed is not skipped for half a day over one failed robots fetch.
+* too many redirects — treated as 4xx (allow), as Google does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from protego import Protego
+from yarl import URL
+
+if TYPE_CHECKING:
+    from fairfetch.net.fetch import Fetcher
+    from fairfetch.net.outcome import FetchResult
+
+__all__ = ["RobotsCache", "RobotsRules", "RobotsVerdict", "agent_token"]
+
+
+def agent_token(user_agent: str) -> str:
+    """The product token robots.txt groups are matched against: ``fairfetch/0.1 (+…)`` →
+    ``fairfetch``."""
+    return user_agent.split("/", 1)[0].split()[0] if user_agent.strip() else "*"
+
+
+@dataclass(frozen=True)
+class RobotsVerdict:
+    allowed: bool
+    kind: str | None = None
+    """When refused: ``robots``, or the network kind that kept robots.txt out of reach."""
+    detail: str = ""
+    crawl_delay: float | None = None
+
+
+@dataclass(frozen=True)
+class RobotsRules:
+    origin: str
+    state: str
+    """``parsed``, ``allow_all`` or ``disallow_all``."""
+    fetched_at: float
+    expires_at: float
+    status: int | None = None
+    error_kind: str | None = None
+    detail: str = ""
+    parser: Protego | None = None
+    parsed_at: float | None = None
+    """When the rules in ``parser`` were fetched (older than fetched_at when a stale copy
+    stands in for an unreachable robots.txt)."""
+
+    def can_fetch(self, url: str, agent: str) -> bool:
+        if self.state == "allow_all":
+            return True
+        if self.state == "disallow_all" or self.parser is None:
+            return False
+        return bool(self.parser.can_fetch(url, agent))
+
+    def crawl_delay(self, agent: str) -> float | None:
+        if self.parser is None:
+            return None
+        delay = self.parser.crawl_delay(agent)
+        return float(delay) if delay is not None else None
+
+
+class RobotsCache:
+    """Per-origin robots.txt rules with a TTL; concurrent asks for one origin share one fetch."""
+
+    def __init__(
+        self,
+        fetcher: Fetcher | None = None,
+        *,
+        user_agent: str | None = None,
+        ttl: float = 24 * 3600.0,
+        error_ttl: float = 30 * 60.0,
+        stale_for: float = 30 * 24 * 3600.0,
+        max_bytes: int = 500 * 1024,
+        max_entries: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.fetcher = fetcher
+        self._agent = agent_token(user_agent) if user_agent else None
+        self.ttl = ttl
+        self.error_ttl = error_ttl
+        self.stale_for = stale_for
+        self.max_bytes = max_bytes
+        self.max_entries = max_entries
+        self._clock = clock
+        self._cache: OrderedDict[str, RobotsRules] = OrderedDict()
+        self._pending: dict[str, asyncio.Future[RobotsRules]] = {}
+
+    def bind(self, fetcher: Fetcher) -> None:
+        self.fetcher = fetcher
+
+    @property
+    def agent(self) -> str:
+        if self._agent is None:
+            self._agent = agent_token(self.fetcher.settings.user_agent) if self.fetcher else "*"
+        return self._agent
+
+    @staticmethod
+    def origin(url: str) -> str:
+        return str(URL(url).origin())
+
+    def cached(self, url: str) -> RobotsRules | None:
+        return self._cache.get(self.origin(url))
+
+    def invalidate(self, url: str | None = None) -> None:
+        if url is None:
+            self._cache.clear()
+        else:
+            self._cache.pop(self.origin(url), None)
+
+    async def rules(self, url: str) -> RobotsRules:
+        origin = self.origin(url)
+        now = self._clock()
+        found = self._cache.get(origin)
+        if found is not None and found.expires_at > now:
+            self._cache.move_to_end(origin)
+            return found
+        pending = self._pending.get(origin)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[RobotsRules] = asyncio.get_running_loop().create_future()
+        self._pending[origin] = future
+        try:
+            rules = await self._load(origin, found)
+            future.set_result(rules)
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: waiters (if any) re-raise it themselves
+            raise
+        finally:
+            del self._pending[origin]
+        self._cache[origin] = rules
+        self._cache.move_to_end(origin)
+        while len(self._cache) > self.max_entries:
+            self._cache.popitem(last=False)
+        return rules
+
+    async def check(self, url: str) -> RobotsVerdict:
+        rules = await self.rules(url)
+        agent = self.agent
+        delay = rules.crawl_delay(agent)
+        if rules.can_fetch(url, agent):
+            return RobotsVerdict(True, crawl_delay=delay)
+        if rules.state == "disallow_all":
+            return RobotsVerdict(False, rules.error_kind or "robots", rules.detail, delay)
+        return RobotsVerdict(False, "robots", f"disallowed by {rules.origin}/robots.txt", delay)
+
+    async def allowed(self, url: str) -> bool:
+        return (await self.check(url)).allowed
+
+    async def crawl_delay(self, url: str) -> float | None:
+        return (await self.rules(url)).crawl_delay(self.agent)
+
+    async def _load(self, origin: str, previous: RobotsRules | None) -> RobotsRules:
+        if self.fetcher is None:
+            raise RuntimeError("RobotsCache has no fetcher: pass one or bind() it")
+        result = await self.fetcher.fetch(
+            origin + "/robots.txt", max_bytes=self.max_bytes, check_robots=False
+        )
+        return self.interpret(origin, result, self._clock(), previous)
+
+    def interpret(
+        self, origin: str, result: FetchResult, now: float, previous: RobotsRules | None = None
+    ) -> RobotsRules:
+        """The rules a robots.txt fetch result stands for (pure; see the module docstring)."""
+        status = result.status
+        parsed_ok = status is not None and 200 <= status < 300 and (
+            result.error_kind in (None, "too_large")
+        )
+        if parsed_ok:
+            text = result.body.decode("utf-8", errors="replace")
+            return RobotsRules(
+                origin, "parsed", now, now + self.ttl, status,
+                parser=Protego.parse(text), parsed_at=now,
+            )
+        if status is not None and 400 <= status < 500 and status != 429:
+            return RobotsRules(
+                origin, "allow_all", now, now + self.ttl, status,
+                detail=f"robots.txt answered {status}: no rules",
+            )
+        if result.error_kind == "redirect":
+            return RobotsRules(
+                origin, "allow_all", now, now + self.ttl, status, detail=result.error_detail
+            )
+        if status is not None and not (status == 429 or status >= 500):
+            # 1xx/3xx as a final answer: nothing usable, nothing forbidding.
+            return RobotsRules(origin, "allow_all", now, now + self.ttl, status)
+        # 429, 5xx or unreachable: the site cannot tell us; assume the worst, briefly.
+        kind = result.error_kind if status is None else "robots"
+        why = (
+            f"robots.txt answered {status}" if status is not None
+            else f"robots.txt unreachable ({result.error_kind}: {result.error_detail})"
+        )
+        if (
+            previous is not None
+            and previous.parser is not None
+            and previous.parsed_at is not None
+            and now - previous.parsed_at <= self.stale_for
+        ):
+            return RobotsRules(
+                origin, "parsed", now, now + self.error_ttl, status, kind,
+                why + "; using the last good copy", previous.parser, previous.parsed_at,
+            )
+        return RobotsRules(
+            origin, "disallow_all", now, now + self.error_ttl, status, kind,
+            why + "; disallowing for now",
+        )
