@@ -69,7 +69,7 @@ class SubscriptionRecord:
     denied_reason: str | None = None
 
     @classmethod
-    def from_row(cls, row: Mapping[str, Any]) -> SubscriptionRecord:
+    def from_row(cls, row: Mapping[Any, Any]) -> SubscriptionRecord:
         names = cls.__dataclass_fields__
         return cls(**{k: v for k, v in row.items() if k in names})
 
@@ -192,7 +192,9 @@ def update_subscription(store: SqlStore, sub_id: int, now: datetime, **changes: 
         conn.execute(S.update().where(S.c.id == sub_id).values(updated_at=now, **changes))
 
 
-def subscriptions_due(store: SqlStore, now: datetime, *, limit: int = 500) -> list[SubscriptionRecord]:
+def subscriptions_due(
+    store: SqlStore, now: datetime, *, limit: int = 500
+) -> list[SubscriptionRecord]:
     """Subscriptions whose next action (renewal, retry, lapse check) is due."""
     q = (
         sa.select(S)

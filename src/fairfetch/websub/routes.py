@@ -1,7 +1,48 @@
-"""WebSub callback routes (owned by the websub job). Stub until that lands."""
+"""WebSub callback endpoints, included by the web app (thin: the logic is in service.py).
+
+``GET  /websub/callback/{token}`` — verification of intent (and hub.mode=denied)
+``POST /websub/callback/{token}`` — content distribution (pings)
+
+Deliveries are routed by the callback token in the path — one fresh, unguessable token per
+subscription — never by the Link headers of the delivery, which anyone can write.
+
+The app provides the service as ``app.state.websub`` (a :class:`WebSubService`), or the parts to
+build one: ``app.state.store``, ``app.state.settings`` and optionally ``app.state.crawler``.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, BackgroundTasks, Request
+from fastapi.responses import PlainTextResponse, Response
 
-router = APIRouter()
+from fairfetch.websub.service import WebSubService
+
+router = APIRouter(tags=["websub"], include_in_schema=False)
+
+
+def service_of(request: Request) -> WebSubService:
+    state = request.app.state
+    svc = getattr(state, "websub", None)
+    if svc is None:
+        svc = WebSubService(state.store, state.settings, crawler=getattr(state, "crawler", None))
+        state.websub = svc
+    return svc
+
+
+@router.get("/websub/callback/{token}")
+async def verify(token: str, request: Request) -> Response:
+    answer = await service_of(request).verify_intent(token, dict(request.query_params))
+    if answer.status == 200:
+        # Exactly the challenge as the whole body: no JSON quoting, no trailing newline.
+        return PlainTextResponse(answer.body, status_code=200)
+    return Response(status_code=404)
+
+
+@router.post("/websub/callback/{token}")
+async def deliver(token: str, request: Request, background: BackgroundTasks) -> Response:
+    svc = service_of(request)
+    body = await request.body()  # the raw bytes: the signature is over exactly these
+    answer = await svc.receive(token, request.headers, body)
+    if answer.delivery_id is not None:
+        background.add_task(svc.schedule_processing, answer.delivery_id)
+    return PlainTextResponse(answer.body, status_code=answer.status, headers=dict(answer.headers))

@@ -1,0 +1,75 @@
+"""Requests to hubs: subscribe and unsubscribe (§5.1), through the one Fetcher.
+
+Only ``net/`` talks to the web, so the perimeter and the redirect rules apply to hubs exactly as
+to feeds: a hub that answers 307/308 gets the same form re-POSTed to its Location by the Fetcher
+(browsers' 301/302/303-turn-into-GET would lose the form, and a hub would see a bare GET).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+from urllib.parse import urlsplit, urlunsplit
+
+from fairfetch.net.outcome import FetchResult
+
+__all__ = [
+    "CALLBACK_PATH", "HubAnswer", "callback_url", "request_subscription", "subscription_form",
+]
+
+#: Route prefix of the callback endpoints (websub/routes.py).
+CALLBACK_PATH = "/websub/callback/"
+
+
+class _Fetches(Protocol):
+    async def fetch(
+        self, url: str, *, method: str = ..., data: bytes | Mapping[str, str] | None = ...,
+        max_bytes: int | None = ...,
+    ) -> FetchResult: ...
+
+
+def callback_url(public_url: str, token: str) -> str:
+    """``{public_url}/websub/callback/{token}``; a query string on public_url is kept intact."""
+    parts = urlsplit(public_url)
+    path = parts.path.rstrip("/") + CALLBACK_PATH + token
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+
+
+def subscription_form(
+    mode: str, *, callback: str, topic: str, lease_seconds: int | None = None,
+    secret: str | None = None,
+) -> dict[str, str]:
+    form = {"hub.callback": callback, "hub.mode": mode, "hub.topic": topic}
+    if mode == "subscribe":
+        if lease_seconds:
+            form["hub.lease_seconds"] = str(int(lease_seconds))
+        if secret:
+            if len(secret.encode("utf-8")) >= 200:
+                raise ValueError("hub.secret must be shorter than 200 bytes")
+            form["hub.secret"] = secret
+    return form
+
+
+@dataclass(frozen=True)
+class HubAnswer:
+    accepted: bool
+    status: int | None
+    detail: str
+    final_url: str
+
+
+async def request_subscription(
+    fetcher: _Fetches, hub_url: str, form: Mapping[str, str]
+) -> HubAnswer:
+    """POST the form; 2xx (202 per spec) means the hub will verify intent asynchronously."""
+    result = await fetcher.fetch(hub_url, method="POST", data=dict(form), max_bytes=64 * 1024)
+    if result.error_kind is not None:
+        detail = f"{result.error_kind}: {result.error_detail}".rstrip(": ")
+        return HubAnswer(False, result.status, detail, result.final_url)
+    status = result.status or 0
+    if 200 <= status < 300:
+        return HubAnswer(True, status, "", result.final_url)
+    body = result.body[:200].decode("utf-8", "replace").strip()
+    return HubAnswer(False, status, f"hub answered {status}" + (f": {body}" if body else ""),
+                     result.final_url)

@@ -1,0 +1,41 @@
+"""Lease arithmetic (§5.3): when a granted lease ends, and when to renew it.
+
+Pure. Renewal is scheduled at half the lease with jitter, so thousands of subscriptions made in
+one burst (an import) do not all renew in the same second, and a failed renewal still has the
+other half of the lease to be retried before the subscription lapses. The jitter is bounded so
+the renewal always falls strictly inside the lease.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+
+__all__ = ["JITTER", "MIN_LEASE", "expires_at", "renew_at", "retry_delay"]
+
+#: ± fraction of the half-lease.
+JITTER = 0.1
+#: Leases shorter than this are treated as this long for scheduling (a hub granting 1 s would
+#: otherwise have us re-subscribing in a tight loop).
+MIN_LEASE = 60.0
+
+
+def expires_at(verified_at: datetime, lease_seconds: float) -> datetime:
+    return verified_at + timedelta(seconds=lease_seconds)
+
+
+def renew_at(
+    verified_at: datetime, lease_seconds: float, rng: random.Random | None = None
+) -> datetime:
+    """Half the lease, ± JITTER of that half."""
+    r = rng or random
+    half = max(float(lease_seconds), MIN_LEASE) / 2.0
+    return verified_at + timedelta(seconds=half * (1.0 + r.uniform(-JITTER, JITTER)))
+
+
+def retry_delay(attempts: int, *, base: float = 60.0, cap: float = 6 * 3600.0,
+                rng: random.Random | None = None) -> float:
+    """Seconds before another try after ``attempts`` consecutive failures (full-jitter backoff)."""
+    r = rng or random
+    ceiling = min(cap, base * (2 ** max(0, min(attempts, 30))))
+    return max(base / 2, r.uniform(0, ceiling))
