@@ -76,3 +76,7 @@ def testbed_thread(
     finally:
         loop.call_soon_threadsafe(loop.stop)
         thread.join()
+
+
+# Keep pytest from collecting the helper as a test when a test module imports it.
+testbed_thread.__test__ = False  # type: ignore[attr-defined]

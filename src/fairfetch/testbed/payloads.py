@@ -57,13 +57,15 @@ def entity_bomb(base: str) -> bytes:
     doctype = "<!DOCTYPE rss [\n" + "\n".join(levels) + "\n]>\n"
     items = "".join(
         f"<item><title>Laugh {k}</title><link>{base}/p/{k}</link>"
-        f"<guid>{base}/p/{k}</guid><description>&lol9;</description></item>\n"
+        f"<guid>{base}/p/{k}</guid><description>Ha</description></item>\n"
         for k in range(3)
     )
+    # The expansion comes after the items, so a hardened recovering parser still has them.
     return (
         '<?xml version="1.0" encoding="utf-8"?>\n' + doctype
-        + f'<rss version="2.0"><channel><title>Laughing &lol9;</title><link>{base}/</link>'
+        + f'<rss version="2.0"><channel><title>Laughing</title><link>{base}/</link>'
         + "<description>An entity expansion bomb</description>\n" + items
+        + "<item><title>The punchline</title><description>&lol9;</description></item>\n"
         + "</channel></rss>\n"
     ).encode()
 
