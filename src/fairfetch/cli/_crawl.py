@@ -10,7 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from fairfetch.cli._app import app, console, print_json, settings_of, store_of
+from fairfetch.cli._app import app, console, globals_of, print_json, settings_of, store_of
 from fairfetch.crawl import Crawler, CrawlSummary, FeedResult, utcnow
 
 
@@ -144,3 +144,39 @@ def print_stats(data: dict[str, Any]) -> None:
     console.print(
         f"queue: {q['due']} due, oldest due {q['oldest_due_at']}, {q['next_hour']} in the next hour"
     )
+
+
+@app.command("demo")
+def demo(
+    ctx: typer.Context,
+    port: Annotated[int, typer.Option(help="Port for the web directory")] = 8080,
+    feeds: Annotated[int, typer.Option(help="How many testbed feeds to add", min=1)] = 400,
+    serve: Annotated[bool, typer.Option("--serve/--no-serve", help="Serve after the crawl")] = True,
+) -> None:
+    """The simulated web + a fresh SQLite directory: crawl it, then serve it (Ctrl-C to stop)."""
+    from fairfetch.demo import demo_environment
+
+    db = globals_of(ctx).db
+    with demo_environment(db, feeds=feeds, port=port) as env:
+        console.print(
+            f"[bold]fairfetch demo[/bold]: simulated web on 127.0.0.1:{env.testbed.base_port}, "
+            f"{len(env.feeds)} feeds added to {env.settings.db}",
+            highlight=False,
+        )
+        summary = crawl_with_progress(Crawler(env.store, env.settings), max_feeds=None)
+        _print_summary(summary)
+        print_stats(env.store.stats(utcnow(), dead_probe_interval=env.settings.dead_probe_interval))
+        if not serve:
+            return
+        try:
+            from fairfetch.web.serve import run_service
+        except ImportError:
+            console.print("(the web directory is not available in this build)")
+            return
+        console.print(
+            f"\n[bold green]Open http://127.0.0.1:{port}/[/bold green]  "
+            f"(crawlstats: http://127.0.0.1:{port}/crawlstats, admin token: "
+            f"{env.settings.admin_token!r}). Ctrl-C to stop.",
+            highlight=False,
+        )
+        run_service(env.settings, env.store, host="127.0.0.1", port=port)

@@ -18,7 +18,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from fairfetch.config import Settings
@@ -410,11 +410,12 @@ class Crawler:
                 last_modified=feed.last_modified,
                 check_robots=self.settings.obey_robots,
             )
-        except Exception as exc:  # a bug in the fetch path must not lose the feed's accounting
+        except Exception as exc:
+            # A bug in our fetch path: loud in the log and in crawls (kind "internal"), but not
+            # the publisher's fault, so it touches no health column; the feed comes back later.
             log.exception("fetch of %s raised", feed.url)
-            result = FetchResult(
-                url=feed.url, final_url=feed.url, error_kind="connect", error_detail=repr(exc)
-            )
+            await self._internal_error(job, exc)
+            return Feedback()
         await self._complete(job, result)
         return self._feedback(result)
 
@@ -502,6 +503,22 @@ class Crawler:
             await self._flush_held(as_outage=False)
         assert self._write_queue is not None
         await self._write_queue.put((write, job, entry_ids if job.keep_ids else frozenset()))
+
+    async def _internal_error(self, job: _Job, exc: BaseException) -> None:
+        now = self.clock()
+        write = CrawlWrite(
+            feed_id=job.feed.id,
+            url=job.feed.url,
+            at=now,
+            outcome="error",
+            politeness_key=job.feed.politeness_key,
+            feed_changes={"next_crawl_at": now + timedelta(seconds=self.policy.default_interval)},
+            error_kind="internal",
+            error_detail=repr(exc)[:500],
+            trigger=job.trigger,
+        )
+        assert self._write_queue is not None
+        await self._write_queue.put((write, job, frozenset()))
 
     async def _confirm_new_feed_url(self, raw: str) -> str | None:
         """``itunes:new-feed-url`` moves the feed only once the new URL answers with a feed

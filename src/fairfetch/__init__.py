@@ -1,0 +1,79 @@
+"""fairfetch: a polite, resilient crawler for the open web's feeds and sites.
+
+The curated public surface is re-exported here; everything else is an implementation detail
+whose module may move. Importing the package is cheap: heavier names load on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fairfetch.config import Settings, load_settings
+from fairfetch.errors import (
+    AuditError,
+    ConfigError,
+    FairfetchError,
+    FeedError,
+    FetchError,
+    InputError,
+    InvalidURLError,
+    NotFoundError,
+    NotifyError,
+    PerimeterError,
+    StoreError,
+    WebSubError,
+)
+from fairfetch.feeds.model import Contact, Enclosure, Entry, Feed, Person
+
+if TYPE_CHECKING:
+    from fairfetch.crawl.loop import Crawler, CrawlSummary
+    from fairfetch.feeds.parse import parse_feed
+    from fairfetch.store import SqlStore, open_store
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "parse_feed": "fairfetch.feeds.parse",
+    "Crawler": "fairfetch.crawl.loop",
+    "CrawlSummary": "fairfetch.crawl.loop",
+    "open_store": "fairfetch.store",
+    "SqlStore": "fairfetch.store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'fairfetch' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = [
+    "AuditError",
+    "ConfigError",
+    "Contact",
+    "CrawlSummary",
+    "Crawler",
+    "Enclosure",
+    "Entry",
+    "FairfetchError",
+    "Feed",
+    "FeedError",
+    "FetchError",
+    "InputError",
+    "InvalidURLError",
+    "NotFoundError",
+    "NotifyError",
+    "PerimeterError",
+    "Person",
+    "Settings",
+    "SqlStore",
+    "StoreError",
+    "WebSubError",
+    "__version__",
+    "load_settings",
+    "open_store",
+    "parse_feed",
+]
