@@ -375,6 +375,13 @@ class _Crawl:
                 if not internal and link.url not in seen_targets:
                     seen_targets.add(link.url)
                     probes.append((link.url, "link"))
+            seq = len(facts.links)
+            head_links = [(u, "canonical") for u in facts.canonicals] + [
+                (u, f"alternate hreflang={lang}") for lang, u in facts.hreflang
+            ]
+            for target, rel in head_links:
+                links.append((page_id, seq, target, "", rel, int(contains(target)), "head"))
+                seq += 1
             seen_assets: set[str] = set()
             for asset in facts.assets:
                 if asset.url in seen_assets:

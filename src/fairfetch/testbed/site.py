@@ -121,11 +121,16 @@ def render_generated(n: int, i: int, port: int) -> str:
         extras.append(f'<a href="http://{LINKS_HOST}:{port}/ok" rel="nofollow">Partner</a>')
     img_alt = "" if i % 10 == 0 else f' alt="{escape(_prose(f"i{i}", 2))}"'
     body = (
-        f"<p>{_prose(f'p{i}', 120)}</p>"
+        f"<p>{_prose(f'p{i}', 220)}</p>"
         f'<img src="/img/photo-{i % 40}.jpg"{img_alt} width="400" height="300">'
         f"<h2>More</h2><ul>{links}</ul><p>{' '.join(extras)}</p>"
     )
-    return _template(f"Page {i} of the Acme site", body, h1=f"Page {i}")
+    return _template(
+        f"Acme guide {i}: {_prose(f't{i}', 3)}",
+        body,
+        h1=f"Page {i}",
+        description=f"Guide {i} of the Acme site, about {_prose(f'd{i}', 8)}.",
+    )
 
 
 def _specials(port: int) -> dict[str, tuple[int, dict[str, str], str]]:

@@ -1,0 +1,49 @@
+"""Canonicals: missing, multiple, pointing at a non-200 or at a redirect."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from fairfetch.audit.rules.base import Thresholds, rule
+from fairfetch.audit.view import SiteView
+
+Out = Iterator[tuple[str, str] | str]
+
+
+@rule("canonical-missing", "canonicals", "notice", "Canonical missing",
+      explanation="Without a canonical, URL variants (parameters, slashes) can split signals.",
+      fix="Add <link rel=canonical> naming the page's preferred URL.")
+def canonical_missing(site: SiteView, t: Thresholds) -> Out:
+    for p in site.html_pages:
+        if not p.canonical:
+            yield p.url
+
+
+@rule("canonical-multiple", "canonicals", "warning", "Multiple canonicals",
+      explanation="Conflicting canonicals are ignored altogether.",
+      fix="Keep exactly one canonical link.")
+def canonical_multiple(site: SiteView, t: Thresholds) -> Out:
+    for p in site.html_pages:
+        if (p.canonical_count or 0) > 1:
+            yield p.url, f"{p.canonical_count} canonicals"
+
+
+@rule("canonical-to-non-200", "canonicals", "error", "Canonical points to a non-200 URL",
+      explanation="The canonical target is an error page, so the page names a dead URL as "
+      "its preferred version.",
+      fix="Point the canonical at a live page (usually the page itself).")
+def canonical_non200(site: SiteView, t: Thresholds) -> Out:
+    for p in site.html_pages:
+        target = site.by_url.get(p.canonical or "")
+        if target is not None and target.status is not None and target.status >= 400:
+            yield p.url, f"{p.canonical} ({target.status})"
+
+
+@rule("canonical-to-redirect", "canonicals", "warning", "Canonical points to a redirect",
+      explanation="The canonical target redirects elsewhere; search engines may ignore it.",
+      fix="Point the canonical at the final URL.")
+def canonical_redirect(site: SiteView, t: Thresholds) -> Out:
+    for p in site.html_pages:
+        target = site.by_url.get(p.canonical or "")
+        if target is not None and target.status is not None and 300 <= target.status < 400:
+            yield p.url, f"{p.canonical} ({target.status})"

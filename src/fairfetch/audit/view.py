@@ -1,0 +1,279 @@
+"""A read-only, in-memory view of a crawl file: what the rules judge.
+
+The rules are pure functions of this view, so they are tested by building a view by hand. Link
+aggregates (inlink counts, broken links, links to redirects) are computed by SQL here rather than
+by loading every link row into Python: a 10,000-page site has 200,000 of them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+
+__all__ = [
+    "ExternalRow",
+    "ImageUse",
+    "PageRow",
+    "RedirectRow",
+    "ResourceRow",
+    "SiteView",
+    "load_view",
+]
+
+
+@dataclass(slots=True)
+class PageRow:
+    url: str
+    status: int | None = 200
+    depth: int | None = 0
+    error: str | None = None
+    content_type: str | None = "text/html"
+    size: int | None = 1000
+    response_ms: float | None = 10.0
+    title: str | None = None
+    title_count: int | None = 0
+    title_outside_head: int | None = 0
+    meta_description: str | None = None
+    description_count: int | None = 0
+    description_outside_head: int | None = 0
+    h1: list[str] = field(default_factory=list)
+    heading_levels: str = ""
+    canonical: str | None = None
+    canonical_count: int | None = 0
+    meta_robots: str | None = None
+    x_robots_tag: str | None = None
+    hreflang: list[tuple[str, str]] = field(default_factory=list)
+    lang: str | None = "en"
+    word_count: int | None = 500
+    indexable: bool = True
+    indexability: str = "indexable"
+    redirect_to: str | None = None
+    content_hash: str | None = None
+    sketch: str | None = None
+    og_title: str | None = None
+    og_image: str | None = None
+    jsonld_total: int | None = 0
+    jsonld_invalid: int | None = 0
+    hsts: bool = False
+    csp: bool = False
+    x_content_type_options: bool = False
+    mixed_content: int = 0
+    in_sitemap: bool = False
+    source: str = "link"
+
+    @property
+    def is_html(self) -> bool:
+        ct = (self.content_type or "").split(";", 1)[0].strip().lower()
+        return self.status == 200 and ct in ("text/html", "application/xhtml+xml")
+
+
+@dataclass(slots=True)
+class RedirectRow:
+    from_url: str
+    status: int
+    to_url: str
+    to_internal: bool = True
+    to_status: int | None = None
+    final_url: str | None = None
+    final_status: int | None = None
+    hops: int = 1
+    loop: bool = False
+
+
+@dataclass(slots=True)
+class ExternalRow:
+    url: str
+    via: str = "link"
+    status: int | None = 200
+    error: str | None = None
+    not_checked: str | None = None
+    sources: list[str] = field(default_factory=list)  # pages linking to it (first few)
+    source_count: int = 0
+
+
+@dataclass(slots=True)
+class ResourceRow:
+    url: str
+    type: str
+    status: int | None = 200
+    size: int | None = None
+    internal: bool = True
+    pages: int = 0
+    error: str | None = None
+
+
+@dataclass(slots=True)
+class ImageUse:
+    page_url: str
+    image_url: str
+    alt: str | None = None
+    width: str | None = None
+    height: str | None = None
+
+
+@dataclass
+class SiteView:
+    start_url: str = "http://example.test/"
+    cut_short: str = ""
+    finished: bool = True
+    pages: list[PageRow] = field(default_factory=list)
+    #: internal URL -> number of distinct pages linking to it (self-links excluded)
+    inlinks: dict[str, int] = field(default_factory=dict)
+    #: (from_url, to_url, to_status) for internal links to 4xx/5xx pages
+    broken_internal: list[tuple[str, str, int]] = field(default_factory=list)
+    #: (from_url, to_url, status) for internal links to pages that redirect
+    links_to_redirects: list[tuple[str, str, int]] = field(default_factory=list)
+    #: (from_url, to_url) internal links with rel=nofollow
+    nofollow_internal: list[tuple[str, str]] = field(default_factory=list)
+    redirects: list[RedirectRow] = field(default_factory=list)
+    externals: list[ExternalRow] = field(default_factory=list)
+    images: list[ResourceRow] = field(default_factory=list)
+    image_uses: list[ImageUse] = field(default_factory=list)
+    resources: list[ResourceRow] = field(default_factory=list)
+    sitemap_urls: set[str] = field(default_factory=set)
+    sitemaps_ok: int = 0
+    robots_status: int | None = 200
+    #: page url -> resource urls (only what hreflang / canonical checks need is in pages)
+    skipped_links: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.by_url = {p.url: p for p in self.pages}
+
+    @property
+    def html_pages(self) -> list[PageRow]:
+        return [p for p in self.pages if p.is_html]
+
+    @property
+    def complete(self) -> bool:
+        """The whole link graph is known: no cap cut the crawl short."""
+        return self.finished and not self.cut_short
+
+
+def _loads_list(text: str | None) -> list:
+    if not text:
+        return []
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return []
+    return value if isinstance(value, list) else []
+
+
+def load_view(conn: sqlite3.Connection, *, sample_sources: int = 3) -> SiteView:
+    """Read a crawl file into a SiteView (read-only queries)."""
+    meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    cols = [
+        "url", "status", "depth", "error", "content_type", "size", "response_ms", "title",
+        "title_count", "title_outside_head", "meta_description", "description_count",
+        "description_outside_head", "h1", "heading_levels", "canonical", "canonical_count",
+        "meta_robots", "x_robots_tag", "hreflang", "lang", "word_count", "indexable",
+        "indexability", "redirect_to", "content_hash", "sketch", "og_title", "og_image",
+        "jsonld_total", "jsonld_invalid", "hsts", "csp", "x_content_type_options",
+        "mixed_content", "in_sitemap", "source",
+    ]  # fmt: skip
+    pages = []
+    for row in conn.execute(f"SELECT {', '.join(cols)} FROM pages WHERE state='done' ORDER BY id"):
+        d = dict(zip(cols, row, strict=True))
+        d["h1"] = _loads_list(d["h1"])
+        d["hreflang"] = [tuple(x) for x in _loads_list(d["hreflang"])]
+        d["heading_levels"] = d["heading_levels"] or ""
+        for flag in ("hsts", "csp", "x_content_type_options", "indexable", "in_sitemap"):
+            d[flag] = bool(d[flag])
+        d["mixed_content"] = d["mixed_content"] or 0
+        d["indexability"] = d["indexability"] or ""
+        pages.append(PageRow(**d))
+    inlinks = dict(
+        conn.execute(
+            "SELECT l.to_url, COUNT(DISTINCT l.from_id) FROM links l JOIN pages f "
+            "ON f.id = l.from_id WHERE l.internal = 1 AND f.url != l.to_url AND l.location != 'head' "
+            "GROUP BY l.to_url"
+        ).fetchall()
+    )
+    broken = conn.execute(
+        "SELECT DISTINCT f.url, l.to_url, p.status FROM links l JOIN pages p ON p.url = l.to_url "
+        "JOIN pages f ON f.id = l.from_id WHERE l.internal = 1 AND p.status >= 400 "
+        "ORDER BY f.id, l.seq"
+    ).fetchall()
+    to_redirects = conn.execute(
+        "SELECT DISTINCT f.url, l.to_url, p.status FROM links l JOIN pages p ON p.url = l.to_url "
+        "JOIN pages f ON f.id = l.from_id WHERE l.internal = 1 AND p.status BETWEEN 300 AND 399 "
+        "ORDER BY f.id, l.seq"
+    ).fetchall()
+    nofollow = conn.execute(
+        "SELECT DISTINCT f.url, l.to_url FROM links l JOIN pages f ON f.id = l.from_id "
+        "WHERE l.internal = 1 AND (' ' || l.rel || ' ') LIKE '% nofollow %' ORDER BY f.id, l.seq"
+    ).fetchall()
+    redirects = []
+    for r in conn.execute(
+        "SELECT from_url, status, to_url, to_internal, to_status, final_url, final_status, "
+        "chain, loop FROM redirects ORDER BY rowid"
+    ):
+        chain = _loads_list(r[7])
+        hops = max(1, len([c for c in chain if c.get("status") and 300 <= c["status"] < 400]))
+        redirects.append(
+            RedirectRow(r[0], r[1], r[2], bool(r[3]), r[4], r[5], r[6], hops, bool(r[8]))
+        )
+    sources: dict[str, list[str]] = {}
+    counts: dict[str, int] = {}
+    for to_url, from_url in conn.execute(
+        "SELECT l.to_url, f.url FROM links l JOIN pages f ON f.id = l.from_id "
+        "WHERE l.internal = 0 ORDER BY f.id, l.seq"
+    ):
+        counts[to_url] = counts.get(to_url, 0) + 1
+        lst = sources.setdefault(to_url, [])
+        if len(lst) < sample_sources and from_url not in lst:
+            lst.append(from_url)
+    externals = [
+        ExternalRow(url, via, status, error, not_checked, sources.get(url, []), counts.get(url, 0))
+        for url, via, status, error, not_checked in conn.execute(
+            "SELECT url, via, status, error, not_checked FROM externals ORDER BY rowid"
+        )
+    ]
+    images = [
+        ResourceRow(url, "image", status, size, bool(internal), n, error)
+        for url, status, size, internal, n, error in conn.execute(
+            "SELECT i.url, i.status, i.size, i.internal, COUNT(pi.page_id), i.error FROM images i "
+            "LEFT JOIN page_images pi ON pi.image_id = i.id GROUP BY i.id ORDER BY i.id"
+        )
+    ]
+    uses = [
+        ImageUse(*r)
+        for r in conn.execute(
+            "SELECT p.url, i.url, pi.alt, pi.width, pi.height FROM page_images pi "
+            "JOIN pages p ON p.id = pi.page_id JOIN images i ON i.id = pi.image_id "
+            "ORDER BY p.id, i.id"
+        )
+    ]
+    resources = [
+        ResourceRow(url, typ, status, size, bool(internal), n, error)
+        for url, typ, status, size, internal, n, error in conn.execute(
+            "SELECT r.url, r.type, r.status, r.size, r.internal, COUNT(pr.page_id), r.error "
+            "FROM resources r LEFT JOIN page_resources pr ON pr.resource_id = r.id "
+            "GROUP BY r.id ORDER BY r.id"
+        )
+    ]
+    robots = conn.execute("SELECT status FROM robots LIMIT 1").fetchone()
+    sitemaps_ok = conn.execute(
+        "SELECT COUNT(*) FROM sitemaps WHERE status = 200 AND error IS NULL"
+    ).fetchone()[0]
+    skipped = json.loads(meta.get("links_skipped") or "{}")
+    return SiteView(
+        start_url=meta.get("start_url", ""),
+        cut_short=meta.get("cut_short", ""),
+        finished="finished_at" in meta,
+        pages=pages,
+        inlinks=inlinks,
+        broken_internal=[tuple(r) for r in broken],
+        links_to_redirects=[tuple(r) for r in to_redirects],
+        nofollow_internal=[tuple(r) for r in nofollow],
+        redirects=redirects,
+        externals=externals,
+        images=images,
+        image_uses=uses,
+        resources=resources,
+        sitemap_urls={r[0] for r in conn.execute("SELECT url FROM sitemap_urls")},
+        sitemaps_ok=sitemaps_ok,
+        robots_status=robots[0] if robots else None,
+        skipped_links=skipped if isinstance(skipped, dict) else {},
+    )
