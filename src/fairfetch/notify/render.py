@@ -1,0 +1,244 @@
+"""Mails as the reader receives them: multipart/alternative (plain text first, HTML last),
+rendered with Jinja2, feed HTML sanitised with nh3 and every link absolute.
+
+Each notification mail carries RFC 8058 one-click unsubscribe (``List-Unsubscribe`` with an HTTPS
+URL — built on ``public_url``, which must be HTTPS in production — and
+``List-Unsubscribe-Post: List-Unsubscribe=One-Click``), a visible unsubscribe link and a
+``List-Id``. The Message-ID is fixed when the outbox row is written, so a resend after a crash
+carries the same one and the receiving side can deduplicate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from email.message import EmailMessage
+from email.utils import format_datetime, parseaddr
+from functools import lru_cache
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import nh3
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+from selectolax.parser import HTMLParser  # type: ignore[attr-defined]
+
+__all__ = ["Links", "Rendered", "html_to_text", "message_id", "sanitise", "to_email"]
+
+_URL_ATTRS = {("a", "href"), ("img", "src"), ("source", "src"), ("video", "src"),
+              ("audio", "src"), ("video", "poster")}
+
+
+@lru_cache(maxsize=1)
+def _env() -> Environment:
+    env = Environment(
+        loader=PackageLoader("fairfetch.notify", "templates"),
+        autoescape=select_autoescape(["html"]),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["date"] = lambda d: d.strftime("%Y-%m-%d %H:%M UTC") if d else ""
+    return env
+
+
+def sanitise(html: str | None, base: str | None) -> str:
+    """Feed-supplied HTML made safe for a mail: no script, no handlers, no javascript: links,
+    relative links resolved against the entry's own URL."""
+    if not html:
+        return ""
+
+    def _absolute(element: str, attribute: str, value: str) -> str | None:
+        if (element, attribute) in _URL_ATTRS and base:
+            return urljoin(base, value.strip())
+        return value
+
+    return nh3.clean(
+        html,
+        attribute_filter=_absolute,
+        url_schemes={"http", "https", "mailto"},
+        link_rel="noopener noreferrer nofollow",
+    )
+
+
+def html_to_text(html: str | None) -> str:
+    if not html:
+        return ""
+    tree = HTMLParser(html)
+    text = tree.body.text(separator=" ") if tree.body is not None else tree.text(separator=" ")
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class Links:
+    """Absolute URLs on ``public_url`` (the address readers reach the web app at)."""
+
+    base: str
+
+    def url(self, path: str) -> str:
+        return self.base.rstrip("/") + path
+
+    @property
+    def host(self) -> str:
+        return (urlsplit(self.base).hostname or "localhost").lower()
+
+
+def message_id(local: str, mail_from: str) -> str:
+    domain = parseaddr(mail_from)[1].rpartition("@")[2] or "fairfetch.localhost"
+    return f"<{local}@{domain}>"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    subject: str
+    text: str
+    html: str
+    list_id: str | None = None
+    unsubscribe_url: str | None = None
+
+
+def render(template: str, **context: Any) -> tuple[str, str]:
+    env = _env()
+    text = env.get_template(f"{template}.txt").render(**context)
+    html = env.get_template(f"{template}.html").render(**context)
+    return text, html
+
+
+def to_email(
+    r: Rendered,
+    *,
+    to: str,
+    mail_from: str,
+    msg_id: str,
+    date: datetime,
+    extra_headers: Mapping[str, str] | None = None,
+) -> EmailMessage:
+    msg = EmailMessage()
+    msg["From"] = mail_from
+    msg["To"] = to
+    msg["Subject"] = r.subject
+    msg["Date"] = format_datetime(date)
+    msg["Message-ID"] = msg_id
+    if r.list_id:
+        msg["List-Id"] = r.list_id
+    if r.unsubscribe_url:
+        msg["List-Unsubscribe"] = f"<{r.unsubscribe_url}>"
+        msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    for k, v in (extra_headers or {}).items():
+        msg[k] = v
+    msg.set_content(r.text)
+    msg.add_alternative(r.html, subtype="html")
+    return msg
+
+
+def _title(s: str | None, fallback: str) -> str:
+    s = " ".join((s or "").split())
+    return s or fallback
+
+
+def _list_id(label: str, key: str, host: str) -> str:
+    safe = "".join(ch if ch.isalnum() or ch in "-." else "-" for ch in key)
+    name = label.replace('"', "'")
+    return f'"{name}" <{safe}.{host}>'
+
+
+def confirmation(sub: Mapping[str, Any], feed: Mapping[str, Any], links: Links) -> Rendered:
+    feed_title = _title(feed.get("title"), feed["url"])
+    ctx = {
+        "feed_title": feed_title,
+        "feed_url": feed["url"],
+        "confirm_url": links.url(f"/confirm/{sub['confirm_token']}"),
+        "mode": sub["mode"],
+        "email": sub["email"],
+    }
+    text, html = render("confirm", **ctx)
+    return Rendered(f"Confirm your subscription to {feed_title}", text, html)
+
+
+def item(
+    sub: Mapping[str, Any],
+    feed: Mapping[str, Any],
+    entry: Mapping[str, Any],
+    links: Links,
+    *,
+    sponsor_exhausted: bool = False,
+) -> Rendered:
+    feed_title = _title(feed.get("title"), feed["url"])
+    entry_title = _title(entry.get("title"), "(untitled)")
+    base = entry.get("link") or feed.get("link") or feed["url"]
+    body = sanitise(entry.get("content") or entry.get("summary"), base)
+    unsubscribe = links.url(f"/unsubscribe/{sub['manage_token']}")
+    ctx = {
+        "feed_title": feed_title,
+        "entry_title": entry_title,
+        "entry_link": urljoin(base, entry["link"]) if entry.get("link") else None,
+        "published": entry.get("published"),
+        "categories": entry.get("categories") or [],
+        "body_html": Markup(body),  # noqa: S704 - sanitised by nh3 above
+        "body_text": html_to_text(body),
+        "unsubscribe_url": unsubscribe,
+        "manage_url": links.url(f"/manage/{sub['manage_token']}"),
+        "sponsor_exhausted": sponsor_exhausted,
+    }
+    text, html = render("item", **ctx)
+    return Rendered(
+        f"[{feed_title}] {entry_title}",
+        text,
+        html,
+        list_id=_list_id(feed_title, f"feed-{feed['id']}", links.host),
+        unsubscribe_url=unsubscribe,
+    )
+
+
+def digest(
+    reader: Mapping[str, Any],
+    schedule: str,
+    items: Sequence[Mapping[str, Any]],
+    links: Links,
+    *,
+    exhausted_feeds: Sequence[str] = (),
+) -> Rendered:
+    groups: dict[int, dict[str, Any]] = {}
+    for it in items:
+        g = groups.setdefault(
+            it["feed_id"],
+            {
+                "title": _title(it.get("feed_title"), it["feed_url"]),
+                "unsubscribe_url": links.url(f"/unsubscribe/{it['manage_token']}"),
+                "entries": [],
+            },
+        )
+        base = it.get("link") or it.get("feed_link") or it["feed_url"]
+        body = sanitise(it.get("summary") or it.get("content"), base)
+        g["entries"].append(
+            {
+                "title": _title(it.get("title"), "(untitled)"),
+                "link": urljoin(base, it["link"]) if it.get("link") else None,
+                "published": it.get("published"),
+                "body_html": Markup(body),  # noqa: S704 - sanitised by nh3 above
+                "body_text": html_to_text(body)[:500],
+            }
+        )
+    kind = "Weekly" if schedule.startswith("weekly") else "Daily"
+    names = [g["title"] for g in groups.values()]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    n = len(items)
+    subject = f"{kind} digest: {n} new item{'s' if n != 1 else ''} from {shown}"
+    unsubscribe = links.url(f"/unsubscribe/digest/{reader['token']}/{schedule}")
+    text, html = render(
+        "digest",
+        kind=kind,
+        groups=list(groups.values()),
+        count=n,
+        unsubscribe_url=unsubscribe,
+        exhausted_feeds=list(exhausted_feeds),
+    )
+    return Rendered(
+        subject,
+        text,
+        html,
+        list_id=_list_id(f"{kind} digest", f"digest-{schedule}", links.host),
+        unsubscribe_url=unsubscribe,
+    )

@@ -1,0 +1,238 @@
+"""The notifier: deliver what the outbox says is due, oldest first, within the rate limit.
+
+Delivery order per message: render -> SMTP -> mark sent (with its charges) in one transaction.
+A crash between the server's acceptance and the mark resends that one message with the same
+Message-ID; nothing is marked sent before the server accepted it, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from typing import Any
+
+from fairfetch.config import Settings
+from fairfetch.notify import render
+from fairfetch.notify.backoff import HARD_FAILURES_TO_FLAG, retry_at
+from fairfetch.notify.billing import Decision, decide_digest, decide_realtime
+from fairfetch.notify.options import NotifyOptions
+from fairfetch.notify.smtp import SmtpConfig, SmtpSession
+from fairfetch.store import notify_repo as repo
+from fairfetch.store.sql import SqlStore
+
+__all__ = ["SendReport", "run_forever", "send_due", "send_one"]
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class SendReport:
+    sent: int = 0
+    retried: int = 0
+    failed: int = 0
+    cancelled: int = 0
+    flagged: int = 0
+    #: the pass stopped early because the server asked us to slow down (or was unreachable)
+    deferred: bool = False
+    errors: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "sent": self.sent,
+            "retried": self.retried,
+            "failed": self.failed,
+            "cancelled": self.cancelled,
+            "flagged": self.flagged,
+            "deferred": self.deferred,
+            "errors": list(self.errors),
+        }
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    msg: EmailMessage | None
+    subject: str = ""
+    decision: Decision = field(default_factory=Decision)
+    included: tuple[int, ...] | None = None
+    cancel_reason: str | None = None
+
+
+def _prepare(store: SqlStore, settings: Settings, row: dict[str, Any], now: datetime) -> _Prepared:
+    links = render.Links(settings.public_url)
+    msg_id = render.message_id(row["message_id"], settings.mail_from)
+    if row["flagged_at"] is not None:
+        return _Prepared(None, cancel_reason="address flagged after repeated hard failures")
+    if row["kind"] in ("confirm", "item"):
+        ctx = repo.item_context(store, row["id"])
+        if ctx is None:
+            return _Prepared(None, cancel_reason="subscription no longer exists")
+        sub = ctx["subscription"]
+        if row["kind"] == "confirm":
+            if sub["status"] != "pending":
+                return _Prepared(None, cancel_reason=f"subscription is {sub['status']}")
+            r = render.confirmation(sub, ctx["feed"], links)
+            decision = Decision()
+        else:
+            if sub["status"] != "active":
+                return _Prepared(None, cancel_reason=f"subscription is {sub['status']}")
+            if ctx["entry"] is None:
+                return _Prepared(None, cancel_reason="entry no longer stored")
+            decision = decide_realtime(
+                sub["reader_id"], sub["feed_id"], ctx["sponsors"], ctx["balances"]
+            )
+            r = render.item(
+                sub, ctx["feed"], ctx["entry"], links, sponsor_exhausted=bool(decision.exhausted)
+            )
+        msg = render.to_email(r, to=sub["email"], mail_from=settings.mail_from, msg_id=msg_id,
+                              date=now)
+        return _Prepared(msg, r.subject, decision)
+    dctx = repo.digest_context(store, row["id"])
+    if dctx is None:
+        return _Prepared(None, cancel_reason="digest issue no longer exists")
+    items = [i for i in dctx["items"] if i["subscription_status"] == "active"]
+    if not items:
+        return _Prepared(None, cancel_reason="no items left (all their subscriptions ended)")
+    decision = decide_digest(
+        row["reader_id"], [i["feed_id"] for i in items], dctx["sponsors"], dctx["balances"]
+    )
+    exhausted = sorted(
+        {
+            render._title(i["feed_title"], i["feed_url"])
+            for i in items
+            if dctx["sponsors"].get(i["feed_id"]) in decision.exhausted
+        }
+    )
+    r = render.digest(dctx["reader"], row["schedule"] or "daily", items, links,
+                      exhausted_feeds=exhausted)
+    msg = render.to_email(r, to=row["email"], mail_from=settings.mail_from, msg_id=msg_id,
+                          date=now)
+    # every item of the issue is settled by this send: those of ended subscriptions are dropped
+    # on purpose (the reader unsubscribed), the rest are in the mail
+    return _Prepared(msg, r.subject, decision, tuple(i["item_id"] for i in dctx["items"]))
+
+
+class _Pacer:
+    """At most ``rate`` sends per second (0: unlimited); providers throttle bursts."""
+
+    def __init__(self, rate: float, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        self.gap = 1.0 / rate if rate > 0 else 0.0
+        self.clock = clock
+        self.sleep = sleep
+        self.next_at = 0.0
+
+    async def wait(self) -> None:
+        if not self.gap:
+            return
+        now = self.clock()
+        if now < self.next_at:
+            await self.sleep(self.next_at - now)
+            now = self.next_at
+        self.next_at = now + self.gap
+
+
+async def _deliver(
+    store: SqlStore,
+    settings: Settings,
+    session: SmtpSession,
+    row: dict[str, Any],
+    now: datetime,
+    report: SendReport,
+) -> bool:
+    """One outbox row. Returns False when the pass should stop (temporary failure)."""
+    prep = _prepare(store, settings, row, now)
+    if prep.msg is None:
+        repo.cancel(store, row["id"], prep.cancel_reason or "cancelled",
+                    status="failed" if row["flagged_at"] is not None else "cancelled")
+        report.cancelled += 1
+        return True
+    attempt = await session.send(prep.msg, sender=_envelope(settings.mail_from),
+                                 recipient=row["email"])
+    if attempt.outcome == "ok":
+        repo.mark_sent(store, row["id"], now, subject=prep.subject, charges=prep.decision.charges,
+                       included_items=prep.included)
+        report.sent += 1
+        return True
+    if attempt.outcome == "permanent":
+        flagged = repo.mark_failed(store, row["id"], now, attempt.detail,
+                                   flag_after=HARD_FAILURES_TO_FLAG)
+        report.failed += 1
+        report.flagged += int(flagged)
+        report.errors.append(f"{row['dedupe_key']}: {attempt.detail}")
+        return True
+    repo.mark_temporary(store, row["id"], now, attempt.detail,
+                        retry_at(now, int(row["attempts"]) + 1))
+    report.retried += 1
+    report.deferred = True
+    report.errors.append(f"{row['dedupe_key']}: {attempt.detail}")
+    return False
+
+
+def _envelope(mail_from: str) -> str:
+    from email.utils import parseaddr
+
+    return parseaddr(mail_from)[1] or mail_from
+
+
+async def send_due(
+    store: SqlStore,
+    settings: Settings,
+    now: datetime | None = None,
+    *,
+    options: NotifyOptions | None = None,
+    only_ids: set[int] | None = None,
+) -> SendReport:
+    """Deliver every notification and digest due at ``now`` (default: the clock), then return.
+
+    Stops early (leaving the rest pending, oldest first next time) when the server answers 4xx or
+    cannot be reached: a throttling provider is slowed down, not hammered.
+    """
+    opts = options or NotifyOptions.from_env()
+    report = SendReport()
+    session = SmtpSession(SmtpConfig.parse(settings.smtp_url), timeout=opts.smtp_timeout)
+    pacer = _Pacer(opts.rate)
+    try:
+        while True:
+            at = now or _utcnow()
+            rows = repo.due_outbox(
+                store, at, opts.batch, ids=sorted(only_ids) if only_ids is not None else None
+            )
+            if not rows:
+                break
+            for row in rows:
+                await pacer.wait()
+                if not await _deliver(store, settings, session, row, now or _utcnow(), report):
+                    return report
+            if only_ids is not None:
+                break
+    finally:
+        await session.aclose()
+    return report
+
+
+async def send_one(store: SqlStore, settings: Settings, outbox_id: int) -> SendReport:
+    """Try one outbox row now (the confirmation mail right after subscribing)."""
+    return await send_due(store, settings, only_ids={outbox_id},
+                          options=NotifyOptions.from_env())
+
+
+async def run_forever(store: SqlStore, settings: Settings, stop: asyncio.Event) -> None:
+    """The ``run`` command's notifier: a pass every few seconds until ``stop`` is set."""
+    opts = NotifyOptions.from_env()
+    while not stop.is_set():
+        try:
+            await send_due(store, settings, options=opts)
+        except Exception as exc:  # a bad pass must not end the notifier; it is logged
+            import logging
+
+            logging.getLogger(__name__).exception("notify pass failed: %s", exc)
+        try:
+            await asyncio.wait_for(stop.wait(), timeout=opts.poll_seconds)
+        except TimeoutError:
+            pass

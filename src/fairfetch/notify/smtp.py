@@ -1,0 +1,114 @@
+"""The edge that talks SMTP (aiosmtplib): one connection per pass, replies sorted into
+accepted / temporary / permanent.
+
+``settings.smtp_url`` is ``smtp://[user:pass@]host:port`` (STARTTLS when the server offers it and
+credentials are given) or ``smtps://…`` (implicit TLS). Mail goes only to that server.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from email.message import EmailMessage
+from urllib.parse import unquote, urlsplit
+
+import aiosmtplib
+
+from fairfetch.errors import ConfigError
+from fairfetch.notify.backoff import classify_reply
+
+__all__ = ["Attempt", "SmtpConfig", "SmtpSession"]
+
+
+@dataclass(frozen=True)
+class SmtpConfig:
+    host: str
+    port: int
+    implicit_tls: bool
+    username: str | None
+    password: str | None
+
+    @classmethod
+    def parse(cls, url: str) -> SmtpConfig:
+        parts = urlsplit(url)
+        if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
+            raise ConfigError(f"smtp_url {url!r}: expected smtp://user:pass@host:port or smtps://")
+        tls = parts.scheme == "smtps"
+        try:
+            port = parts.port or (465 if tls else 25)
+        except ValueError:
+            raise ConfigError(f"smtp_url {url!r}: bad port") from None
+        return cls(
+            host=parts.hostname,
+            port=port,
+            implicit_tls=tls,
+            username=unquote(parts.username) if parts.username else None,
+            password=unquote(parts.password) if parts.password else None,
+        )
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """``outcome``: ``ok`` | ``temporary`` | ``permanent``; ``code`` None for connection trouble."""
+
+    outcome: str
+    code: int | None = None
+    detail: str = ""
+
+
+class SmtpSession:
+    """A lazily opened connection reused across messages; reopened after a failure."""
+
+    def __init__(self, config: SmtpConfig, *, timeout: float = 30.0) -> None:
+        self.config = config
+        self.timeout = timeout
+        self._client: aiosmtplib.SMTP | None = None
+
+    async def _connect(self) -> aiosmtplib.SMTP:
+        if self._client is not None and self._client.is_connected:
+            return self._client
+        c = self.config
+        client = aiosmtplib.SMTP(
+            hostname=c.host,
+            port=c.port,
+            use_tls=c.implicit_tls,
+            start_tls=None if (c.username and not c.implicit_tls) else False,
+            timeout=self.timeout,
+        )
+        await client.connect()
+        if c.username and c.password:
+            await client.login(c.username, c.password)
+        self._client = client
+        return client
+
+    async def send(self, msg: EmailMessage, *, sender: str, recipient: str) -> Attempt:
+        try:
+            client = await self._connect()
+            await client.send_message(msg, sender=sender, recipients=[recipient])
+        except aiosmtplib.SMTPRecipientsRefused as exc:
+            codes = [e.code for e in exc.recipients]
+            code = max(codes) if codes else None
+            await self._drop()
+            return Attempt(classify_reply(code), code, str(exc))
+        except aiosmtplib.SMTPServerDisconnected as exc:
+            await self._drop()
+            return Attempt("temporary", None, f"disconnected: {exc}")
+        except aiosmtplib.SMTPResponseException as exc:
+            await self._drop()
+            return Attempt(classify_reply(exc.code), exc.code, f"{exc.code} {exc.message}")
+        except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
+            await self._drop()
+            return Attempt("temporary", None, f"{type(exc).__name__}: {exc}")
+        return Attempt("ok", 250)
+
+    async def _drop(self) -> None:
+        client, self._client = self._client, None
+        if client is None:
+            return
+        try:
+            if client.is_connected:
+                await client.quit()
+        except Exception:
+            client.close()
+
+    async def aclose(self) -> None:
+        await self._drop()

@@ -1,0 +1,117 @@
+"""Subscribing, confirming and unsubscribing: input checks and the feed lookup around the repo.
+
+Shared by the CLI and the web pages so both enforce the same rules (double opt-in: nothing but
+the confirmation mail is sent before the reader confirms).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parseaddr
+from urllib.parse import urlsplit
+
+from fairfetch.errors import InputError, NotFoundError
+from fairfetch.notify.filters import parse_categories
+from fairfetch.notify.schedule import MODES, parse_weekday, zone
+from fairfetch.store import notify_repo as repo
+from fairfetch.store.records import FeedRecord
+from fairfetch.store.sql import SqlStore
+
+__all__ = ["SubscriptionRequest", "check_email", "find_or_add_feed", "request_subscription"]
+
+
+def check_email(email: str) -> str:
+    addr = parseaddr(email.strip())[1]
+    local, _, domain = addr.rpartition("@")
+    if not local or "." not in domain or any(c.isspace() for c in addr):
+        raise InputError(email, "not an email address")
+    return local + "@" + domain.lower()
+
+
+@dataclass(frozen=True)
+class SubscriptionRequest:
+    email: str
+    mode: str = "realtime"
+    hour: int = 8
+    weekday: int = 0
+    tz: str | None = None
+    only: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+    @classmethod
+    def build(
+        cls,
+        email: str,
+        *,
+        mode: str = "realtime",
+        hour: int | None = None,
+        weekday: str | int | None = None,
+        tz: str | None = None,
+        only: str | Iterable[str] | None = None,
+        exclude: str | Iterable[str] | None = None,
+    ) -> SubscriptionRequest:
+        if mode not in MODES:
+            raise InputError(mode, "mode must be realtime, daily or weekly")
+        h = 8 if hour is None else int(hour)
+        if not 0 <= h <= 23:
+            raise InputError(str(hour), "hour must be 0 to 23")
+        if tz:
+            zone(tz)
+        return cls(
+            email=check_email(email),
+            mode=mode,
+            hour=h,
+            weekday=parse_weekday(weekday) if weekday not in (None, "") else 0,
+            tz=tz or None,
+            only=tuple(parse_categories(only)),
+            exclude=tuple(parse_categories(exclude)),
+        )
+
+
+def find_or_add_feed(store: SqlStore, key: str | int, now: datetime) -> FeedRecord:
+    """A feed by id or URL (current or original); an unknown URL is added, due for its first
+    crawl (which records its backlog without notifying anyone)."""
+    if isinstance(key, int) or str(key).isdigit():
+        return store.get_feed(int(key))
+    found = store.find_feed(str(key))
+    if found is not None:
+        return found
+    parts = urlsplit(str(key))
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError(str(key), "not a feed URL (http:// or https://)")
+    try:
+        from fairfetch.net.politeness import politeness_key
+
+        pkey = politeness_key(str(key))
+    except ImportError:  # pragma: no cover - until net/politeness lands
+        pkey = parts.hostname.lower()
+    feed, _created = store.add_feed(str(key), now=now, politeness_key=pkey)
+    return feed
+
+
+def request_subscription(
+    store: SqlStore, req: SubscriptionRequest, feed_key: str | int, *, now: datetime | None = None
+) -> repo.Subscribed:
+    at = now or datetime.now(UTC)
+    feed = find_or_add_feed(store, feed_key, at)
+    return repo.subscribe(
+        store,
+        req.email,
+        feed.id,
+        mode=req.mode,
+        hour=req.hour,
+        weekday=req.weekday,
+        tz=req.tz,
+        only=req.only,
+        exclude=req.exclude,
+        now=at,
+    )
+
+
+def unsubscribe_email(store: SqlStore, email: str, feed_key: str, *, now: datetime) -> int:
+    feed = store.find_feed(feed_key)
+    if feed is None:
+        raise NotFoundError(f"feed {feed_key!r}")
+    return repo.unsubscribe(store, now, email=check_email(email), feed_id=feed.id)
