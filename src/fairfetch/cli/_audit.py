@@ -1,3 +1,132 @@
-"""Commands of this job; see fairfetch.cli."""
+"""``fairfetch audit crawl|export|report``: thin wrappers over fairfetch.audit."""
 
 from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from fairfetch.cli._app import app, console, globals_of
+from fairfetch.errors import AuditError
+
+audit_app = typer.Typer(help="Audit one website: crawl it, judge it, export a workbook.",
+                        no_args_is_help=True)
+app.add_typer(audit_app, name="audit")
+
+_SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "notice": "cyan"}
+
+
+def _thresholds(pairs: list[str] | None):  # type: ignore[no-untyped-def]
+    from fairfetch.audit.rules import Thresholds
+
+    try:
+        return Thresholds.from_pairs(pairs or [])
+    except ValueError as exc:
+        raise AuditError(f"--threshold: {exc}") from None
+
+
+@audit_app.command("crawl")
+def crawl(
+    ctx: typer.Context,
+    url: Annotated[str, typer.Argument(help="Start URL; its host is the site")],
+    out: Annotated[Path, typer.Option("--out", help="Crawl file (SQLite) to write")],
+    max_pages: Annotated[int | None, typer.Option("--max-pages", min=1)] = None,
+    max_depth: Annotated[int | None, typer.Option("--max-depth", min=0)] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted crawl")] = False,
+    domain: Annotated[
+        bool, typer.Option("--domain", help="Whole registrable domain, not just the host")
+    ] = False,
+    concurrency: Annotated[
+        int | None,
+        typer.Option("--concurrency", min=1, help="Requests in flight to the site "
+                     "(default: per_host_in_flight)"),
+    ] = None,
+    max_externals: Annotated[int, typer.Option("--max-externals", min=0)] = 10_000,
+    no_sitemaps: Annotated[bool, typer.Option("--no-sitemaps")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+) -> None:
+    """Crawl one site breadth first into a crawl file (resumable)."""
+    from fairfetch.audit.crawler import CrawlOptions, CrawlStats, crawl_site
+
+    settings = globals_of(ctx).settings()
+    options = CrawlOptions(
+        max_pages=max_pages, max_depth=max_depth, registrable_domain=domain, resume=resume,
+        concurrency=concurrency, max_externals=max_externals, use_sitemaps=not no_sitemaps,
+    )  # fmt: skip
+    progress = Progress(
+        TextColumn("[bold]audit[/bold]"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("queue {task.fields[queue]} · externals pending {task.fields[ext]}"),
+        TimeElapsedColumn(), console=console, disable=quiet,
+    )  # fmt: skip
+    task = progress.add_task("crawl", total=None, queue=0, ext=0)
+
+    def on_progress(s: CrawlStats) -> None:
+        progress.update(
+            task, completed=s.pages_done, total=max(s.pages_queued, s.pages_done),
+            queue=max(s.pages_queued - s.pages_done, 0), ext=s.externals_pending,
+        )  # fmt: skip
+
+    with progress:
+        stats = asyncio.run(crawl_site(url, out, settings, options, progress=on_progress))
+    if not quiet:
+        console.print(
+            f"{stats.pages_done} pages, {stats.externals_checked} URLs status-checked"
+            + (f", not checked: {stats.not_checked}" if stats.not_checked else "")
+            + (f" — cut short by {stats.cut_short}" if stats.cut_short else "")
+            + f" → {out}"
+        )
+
+
+@audit_app.command("export")
+def export(
+    crawl_file: Annotated[Path, typer.Argument(help="Crawl file")],
+    xlsx: Annotated[Path | None, typer.Option("--xlsx", help="Workbook to write")] = None,
+    csv_dir: Annotated[Path | None, typer.Option("--csv", help="Directory for CSVs")] = None,
+    threshold: Annotated[
+        list[str] | None, typer.Option("--threshold", help="name=value (repeatable)")
+    ] = None,
+) -> None:
+    """Export the crawl file and its findings as an XLSX workbook and/or CSVs."""
+    from fairfetch.audit.export import export_crawl
+
+    if xlsx is None and csv_dir is None:
+        raise AuditError("nothing to do: give --xlsx OUT.xlsx and/or --csv DIR")
+    counts = export_crawl(crawl_file, xlsx=xlsx, csv_dir=csv_dir,
+                          thresholds=_thresholds(threshold))
+    console.print(f"{len(counts)} sheets, {sum(counts.values())} rows")
+
+
+@audit_app.command("report")
+def report(
+    crawl_file: Annotated[Path, typer.Argument(help="Crawl file")],
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    threshold: Annotated[list[str] | None, typer.Option("--threshold")] = None,
+    examples: Annotated[int, typer.Option("--examples", min=0)] = 1,
+) -> None:
+    """The findings, worst first."""
+    from fairfetch.audit.export import report_data
+
+    data = report_data(crawl_file, _thresholds(threshold))
+    if as_json:
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    table = Table(title=f"Audit of {data['start_url']} — {data['pages']} pages")
+    for col in ("Severity", "Rule", "Count", "Issue", "Example"):
+        table.add_column(col)
+    for r in data["rules"]:
+        shown = r["findings"][:examples]
+        example = "\n".join(f"{f['url']} {f['detail']}".strip() for f in shown)
+        table.add_row(
+            f"[{_SEVERITY_STYLE[r['severity']]}]{r['severity']}[/]", r["id"], str(r["count"]),
+            r["title"], example,
+        )  # fmt: skip
+    console.print(table)
+    if data["cut_short"]:
+        console.print(f"[yellow]Crawl cut short by {data['cut_short']}:[/yellow]")
+    for rule_id, why in data["silenced"].items():
+        console.print(f"  {rule_id}: {why}")

@@ -1,0 +1,363 @@
+"""Workbook (XLSX) and CSV export of a crawl file, and the findings the report prints.
+
+The workbook is written with XlsxWriter in constant-memory mode (rows stream to disk, so a
+million-link site does not need a million rows in RAM). Excel's limits are respected: a sheet
+holds 1,048,575 data rows under its header — past that the sheet continues on "Name (2)" — and a
+cell holds 32,767 characters — longer text is cut and says so in the cell. CSV cells that begin
+with ``=``, ``+``, ``-``, ``@`` (or a tab / carriage return) are prefixed with a quote so a
+spreadsheet does not run them as formulas (CSV injection).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import xlsxwriter
+
+from fairfetch.audit.rules import CATALOGUE, SEVERITIES, RuleRun, Thresholds, run_rules
+from fairfetch.audit.view import SiteView, load_view
+
+__all__ = [
+    "EXCEL_MAX_CELL",
+    "EXCEL_MAX_ROWS",
+    "SHEETS",
+    "csv_safe",
+    "export_crawl",
+    "findings_summary",
+]
+
+EXCEL_MAX_ROWS = 1_048_575  # data rows under the header row (1,048,576 rows in all)
+EXCEL_MAX_CELL = 32_767
+_TRUNCATED = " … [truncated: {n} characters in all]"
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value: Any) -> Any:
+    """Neutralise a cell a spreadsheet would run as a formula."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > EXCEL_MAX_CELL:
+        note = _TRUNCATED.format(n=len(value))
+        return value[: EXCEL_MAX_CELL - len(note)] + note
+    return value
+
+
+@dataclass(frozen=True)
+class Sheet:
+    name: str
+    headers: tuple[str, ...]
+    rows: Callable[[sqlite3.Connection, SiteView, RuleRun], Iterable[tuple[Any, ...]]]
+
+
+def _severity_rank(sev: str) -> int:
+    return SEVERITIES.index(sev)
+
+
+def findings_summary(run: RuleRun) -> list[dict[str, Any]]:
+    """Rules with findings, worst first: severity, then number of findings."""
+    out = []
+    for rule_id, findings in run.by_rule().items():
+        r = CATALOGUE[rule_id]
+        out.append(
+            {
+                "id": r.id, "family": r.family, "severity": r.severity, "title": r.title,
+                "count": len(findings), "explanation": r.explanation, "fix": r.fix,
+                "findings": [{"url": f.url, "detail": f.detail} for f in findings],
+            }
+        )  # fmt: skip
+    out.sort(key=lambda d: (_severity_rank(d["severity"]), -d["count"], d["id"]))
+    return out
+
+
+def _overview(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[tuple]:
+    meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    yield ("Start URL", meta.get("start_url"))
+    yield ("Started at", meta.get("started_at"))
+    yield ("Finished at", meta.get("finished_at") or "not finished (resume with --resume)")
+    yield ("Cut short by", meta.get("cut_short") or "no (the whole site was crawled)")
+    pages_done = conn.execute("SELECT COUNT(*) FROM pages WHERE state='done'").fetchone()[0]
+    queued = conn.execute("SELECT COUNT(*) FROM pages WHERE state='queued'").fetchone()[0]
+    yield ("Pages crawled", pages_done)
+    yield ("URLs discovered, not crawled", queued)
+    for klass, n in conn.execute(
+        "SELECT COALESCE(CAST(status / 100 AS TEXT) || 'xx', 'no response'), COUNT(*) "
+        "FROM pages WHERE state='done' GROUP BY 1 ORDER BY 1"
+    ):
+        yield (f"Pages {klass}", n)
+    yield ("Indexable pages", sum(1 for p in site.pages if p.indexable))
+    yield ("Links", conn.execute("SELECT COUNT(*) FROM links").fetchone()[0])
+    yield ("Images", conn.execute("SELECT COUNT(*) FROM images").fetchone()[0])
+    yield ("Resources", conn.execute("SELECT COUNT(*) FROM resources").fetchone()[0])
+    ext = conn.execute(
+        "SELECT COUNT(*), SUM(checked_at IS NOT NULL AND not_checked IS NULL) FROM externals"
+    ).fetchone()
+    yield ("Externals registered", ext[0])
+    yield ("Externals checked", ext[1] or 0)
+    for reason, n in conn.execute(
+        "SELECT not_checked, COUNT(*) FROM externals WHERE not_checked IS NOT NULL GROUP BY 1"
+    ):
+        yield (f"Externals not checked: {reason}", n)
+    not_checked = json.loads(meta.get("not_checked") or "{}")
+    for reason, n in sorted(not_checked.items()):
+        yield (f"URLs not checked (all kinds): {reason}", n)
+    for sev in SEVERITIES:
+        yield (f"Findings: {sev}", sum(1 for f in run.findings if CATALOGUE[f.rule_id].severity
+                                       == sev))
+    for rule_id, why in run.silenced.items():
+        yield (f"Rule {rule_id} silent", why)
+
+
+def _issues_by_rule(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[tuple]:
+    for d in findings_summary(run):
+        yield (d["severity"], d["id"], d["family"], d["title"], d["count"], d["explanation"],
+               d["fix"])
+    for rule_id, why in run.silenced.items():
+        r = CATALOGUE[rule_id]
+        yield (r.severity, r.id, r.family, r.title, None, why, r.fix)
+
+
+def _issues(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[tuple]:
+    for d in findings_summary(run):
+        for f in d["findings"]:
+            yield (d["severity"], d["id"], d["title"], f["url"], f["detail"])
+
+
+def _query(sql: str) -> Callable[[sqlite3.Connection, SiteView, RuleRun], Iterable[tuple]]:
+    def rows(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterable[tuple]:
+        return conn.execute(sql)
+
+    return rows
+
+
+def _pages(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[tuple]:
+    for r in conn.execute(
+        "SELECT url, status, content_type, size, response_ms, depth, title, LENGTH(title), "
+        "meta_description, LENGTH(meta_description), h1, canonical, meta_robots, x_robots_tag, "
+        "hreflang, lang, word_count, indexable, indexability, in_sitemap FROM pages "
+        "WHERE state='done' ORDER BY id"
+    ):
+        h1 = ", ".join(json.loads(r[10])) if r[10] else None
+        yield (*r[:10], h1, *r[11:20], site.inlinks.get(r[0], 0))
+
+
+def _orphans(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[tuple]:
+    if not site.complete:
+        yield ("(not computed)", f"the crawl was cut short ({site.cut_short or 'unfinished'}): "
+               "the link graph is incomplete")
+        return
+    for f in run.by_rule().get("orphan-in-sitemap", []):
+        yield (f.url, "in sitemap, linked from no crawled page")
+
+
+def _robots(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[tuple]:
+    for url, status, body, error in conn.execute("SELECT url, status, body, error FROM robots"):
+        lines = (body or "").splitlines() or [""]
+        for i, line in enumerate(lines, 1):
+            yield (url, status, error, i, line)
+
+
+def _broken(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[tuple]:
+    yield from conn.execute(
+        "SELECT f.url, l.to_url, 'internal', p.status, NULL, l.anchor, l.location FROM links l "
+        "JOIN pages f ON f.id = l.from_id JOIN pages p ON p.url = l.to_url "
+        "WHERE l.internal = 1 AND p.status >= 400 ORDER BY f.id, l.seq"
+    )
+    yield from conn.execute(
+        "SELECT f.url, l.to_url, 'external', e.status, e.error, l.anchor, l.location FROM links l "
+        "JOIN pages f ON f.id = l.from_id JOIN externals e ON e.url = l.to_url "
+        "WHERE l.internal = 0 AND e.not_checked IS NULL AND (e.status >= 400 OR "
+        "(e.status IS NULL AND e.error IS NOT NULL)) ORDER BY f.id, l.seq"
+    )
+
+
+SHEETS: tuple[Sheet, ...] = (
+    Sheet("Overview", ("Item", "Value"), _overview),
+    Sheet("Issues by rule", ("Severity", "Rule", "Family", "Issue", "Count", "Why it matters",
+                             "How to fix"), _issues_by_rule),
+    Sheet("Issues", ("Severity", "Rule", "Issue", "URL", "Detail"), _issues),
+    Sheet("Pages", ("URL", "Status", "Content type", "Size", "Response ms", "Depth", "Title",
+                    "Title length", "Meta description", "Description length", "H1", "Canonical",
+                    "Meta robots", "X-Robots-Tag", "Hreflang", "Lang", "Words", "Indexable",
+                    "Indexability", "In sitemap", "Inlinks"), _pages),
+    Sheet("URLs", ("URL", "State", "Source", "Depth", "Status", "Indexability"),
+          _query("SELECT url, state, source, depth, status, indexability FROM pages ORDER BY id")),
+    Sheet("Response Codes", ("URL", "Status", "Class", "Content type", "Redirects to", "Error"),
+          _query("SELECT url, status, CASE WHEN status IS NULL THEN 'no response' ELSE "
+                 "CAST(status / 100 AS TEXT) || 'xx' END, content_type, redirect_to, error "
+                 "FROM pages WHERE state='done' ORDER BY status DESC NULLS LAST, id")),
+    Sheet("Broken Links", ("From", "To", "Kind", "Status", "Error", "Anchor", "Where"), _broken),
+    Sheet("Redirects", ("From", "Status", "To", "to_status", "Final URL", "Final status",
+                        "Loop", "Chain"),
+          _query("SELECT from_url, status, to_url, to_status, final_url, final_status, loop, "
+                 "chain FROM redirects ORDER BY rowid")),
+    Sheet("Non-indexable", ("URL", "Status", "Reason"),
+          _query("SELECT url, status, indexability FROM pages WHERE state='done' AND "
+                 "indexable = 0 ORDER BY id")),
+    Sheet("Orphans", ("URL", "Why"), _orphans),
+    Sheet("Links", ("From", "To", "Anchor", "Rel", "Internal", "Where"),
+          _query("SELECT f.url, l.to_url, l.anchor, l.rel, l.internal, l.location FROM links l "
+                 "JOIN pages f ON f.id = l.from_id ORDER BY l.from_id, l.seq")),
+    Sheet("External Links", ("URL", "Via", "Status", "Final URL", "Error", "Method",
+                             "Checked at", "Not checked because", "Linked from (pages)"),
+          _query("SELECT e.url, e.via, e.status, e.final_url, e.error, e.method, e.checked_at, "
+                 "e.not_checked, (SELECT COUNT(DISTINCT from_id) FROM links WHERE to_url = e.url)"
+                 " FROM externals e ORDER BY e.rowid")),
+    Sheet("Images", ("URL", "Status", "Size", "Content type", "Pages", "Uses without alt",
+                     "Error"),
+          _query("SELECT i.url, i.status, i.size, i.content_type, COUNT(pi.page_id), "
+                 "SUM(pi.alt IS NULL), i.error FROM images i LEFT JOIN page_images pi "
+                 "ON pi.image_id = i.id GROUP BY i.id ORDER BY i.size DESC NULLS LAST, i.url")),
+    Sheet("Resources", ("URL", "Type", "Status", "Size", "Pages", "Content type", "Internal",
+                        "Error"),
+          _query("SELECT r.url, r.type, r.status, r.size, COUNT(pr.page_id), r.content_type, "
+                 "r.internal, r.error FROM resources r LEFT JOIN page_resources pr "
+                 "ON pr.resource_id = r.id GROUP BY r.id "
+                 "ORDER BY r.size DESC NULLS LAST, r.url")),
+    Sheet("Robots", ("URL", "Status", "Error", "Line", "Text"), _robots),
+    Sheet("Sitemaps", ("Sitemap", "Status", "Kind", "URLs listed", "Error"),
+          _query("SELECT url, status, kind, url_count, error FROM sitemaps ORDER BY rowid")),
+)  # fmt: skip
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+class _XlsxSheetWriter:
+    """Writes rows of one logical sheet, continuing on "Name (2)" past Excel's row limit."""
+
+    def __init__(self, book: Any, sheet: Sheet, max_rows: int) -> None:
+        self.book = book
+        self.sheet = sheet
+        self.max_rows = max_rows
+        self.header_fmt = book.add_format({"bold": True, "bg_color": "#DDEBF7"})
+        self.part = 0
+        self.ws: Any = None
+        self.row = 0
+        self.widths = [len(h) + 2 for h in sheet.headers]
+        self.names: list[str] = []
+
+    def _new_part(self) -> None:
+        self._finish_part()
+        self.part += 1
+        name = self.sheet.name if self.part == 1 else f"{self.sheet.name} ({self.part})"
+        self.names.append(name)
+        self.ws = self.book.add_worksheet(name)
+        self.ws.freeze_panes(1, 0)
+        self.ws.write_row(0, 0, self.sheet.headers, self.header_fmt)
+        self.row = 0
+
+    def _finish_part(self) -> None:
+        if self.ws is None:
+            return
+        last_col = len(self.sheet.headers) - 1
+        self.ws.autofilter(0, 0, max(self.row, 1), last_col)
+
+    def write_all(self, rows: Iterable[tuple[Any, ...]]) -> int:
+        pending: list[tuple[Any, ...]] = []
+        total = 0
+        it = iter(rows)
+        # Widths from the first rows (constant-memory mode writes rows as they come).
+        for row in it:
+            pending.append(row)
+            if len(pending) >= 200:
+                break
+        for row in pending:
+            for i, v in enumerate(row):
+                if v is not None and i < len(self.widths):
+                    self.widths[i] = max(self.widths[i], min(len(str(v)) + 2, 80))
+        self._new_part()
+        self._set_widths()
+        for row in _chain(pending, it):
+            if self.row >= self.max_rows:
+                self._new_part()
+                self._set_widths()
+            self.row += 1
+            self.ws.write_row(self.row, 0, [_cell(v) for v in row])
+            total += 1
+        self._finish_part()
+        return total
+
+    def _set_widths(self) -> None:
+        for i, w in enumerate(self.widths):
+            self.ws.set_column(i, i, w)
+
+
+def _chain(first: list[tuple[Any, ...]], rest: Iterator[tuple[Any, ...]]) -> Iterator[tuple]:
+    yield from first
+    yield from rest
+
+
+def export_crawl(
+    crawl_file: str | Path,
+    *,
+    xlsx: str | Path | None = None,
+    csv_dir: str | Path | None = None,
+    thresholds: Thresholds | None = None,
+    max_rows: int = EXCEL_MAX_ROWS,
+) -> dict[str, int]:
+    """Write the workbook and/or the CSVs; returns rows written per sheet."""
+    from fairfetch.audit.crawlfile import CrawlFile
+
+    cf = CrawlFile(crawl_file, create=False)
+    try:
+        conn = cf.conn
+        site = load_view(conn)
+        run = run_rules(site, thresholds)
+        counts: dict[str, int] = {}
+        if xlsx is not None:
+            book = xlsxwriter.Workbook(str(xlsx), {"constant_memory": True})
+            try:
+                for sheet in SHEETS:
+                    counts[sheet.name] = _XlsxSheetWriter(book, sheet, max_rows).write_all(
+                        sheet.rows(conn, site, run)
+                    )
+            finally:
+                book.close()
+        if csv_dir is not None:
+            out = Path(csv_dir)
+            out.mkdir(parents=True, exist_ok=True)
+            for sheet in SHEETS:
+                n = 0
+                with (out / f"{_slug(sheet.name)}.csv").open("w", newline="", encoding="utf-8") as fh:
+                    w = csv.writer(fh)
+                    w.writerow([csv_safe(h) for h in sheet.headers])
+                    for row in sheet.rows(conn, site, run):
+                        w.writerow([csv_safe(v) for v in row])
+                        n += 1
+                counts.setdefault(sheet.name, n)
+        return counts
+    finally:
+        cf.close()
+
+
+def report_data(crawl_file: str | Path, thresholds: Thresholds | None = None) -> dict[str, Any]:
+    """The findings as plain data (for ``audit report --json`` and the terminal table)."""
+    from fairfetch.audit.crawlfile import CrawlFile
+
+    cf = CrawlFile(crawl_file, create=False)
+    try:
+        site = load_view(cf.conn)
+        run = run_rules(site, thresholds)
+        meta = cf.get_meta()
+    finally:
+        cf.close()
+    return {
+        "start_url": meta.get("start_url"),
+        "finished": site.finished,
+        "cut_short": site.cut_short or None,
+        "pages": len(site.pages),
+        "rules": findings_summary(run),
+        "silenced": run.silenced,
+    }
