@@ -27,18 +27,20 @@ def run_testbed(
         await testbed.start()
         try:
             p = testbed.base_port
-            console.print(f"testbed serving {len(testbed.catalog())} feeds on http://127.0.0.1:{p}/")
-            console.print(f"control: http://{CONTROL_HOST}:{p}/_testbed/stats")
-            console.print(f"catalogue: http://{CONTROL_HOST}:{p}/_testbed/catalog.opml")
-            console.print("use these settings to reach it:")
-            console.print("  export FAIRFETCH_RESOLVE='*.test:127.0.0.1'", highlight=False)
-            console.print("  export FAIRFETCH_ALLOW_NETWORKS=127.0.0.1/32", highlight=False)
-            console.print(
+            lines = [
+                f"testbed serving {len(testbed.catalog())} feeds on http://127.0.0.1:{p}/ "
+                f"(seed {seed})",
+                f"control: http://{CONTROL_HOST}:{p}/_testbed/stats",
+                f"catalogue: http://{CONTROL_HOST}:{p}/_testbed/catalog.opml",
+                "reach it with:",
+                "  export FAIRFETCH_RESOLVE='*.test:127.0.0.1'",
+                "  export FAIRFETCH_ALLOW_NETWORKS=127.0.0.1/32",
                 f"  curl --resolve control.test:{p}:127.0.0.1 "
                 f"http://{CONTROL_HOST}:{p}/_testbed/catalog.opml",
-                highlight=False,
-            )
-            console.print("Ctrl-C to stop.", highlight=False)
+                "Ctrl-C to stop.",
+            ]
+            for line in lines:
+                console.print(line, soft_wrap=True, highlight=False, markup=False)
             console.file.flush()
             await asyncio.Event().wait()
         finally:

@@ -107,6 +107,8 @@ EDGE_BEHAVIOURS: dict[str, tuple[str | None, str, str, str | None, str | None, f
     "hint-ttl": ("blog", "ok", "/feed", "/feed", "rss20", 7200.0),
     "hint-sy": ("blog", "ok", "/feed", "/feed", "rss20", 1800.0),
     "hint-max-age": ("blog", "ok", "/feed", "/feed", "rss20", 7200.0),
+    "robots-disallow": ("blog", "robots", "/feed", "/feed", "rss20", None),
+    "robots-crawl-delay": ("blog", "ok", "/feed", "/feed", "rss20", None),
 }
 
 #: Redirect hops of the long chain: over the cap of 10.
@@ -123,6 +125,10 @@ def _unique_names(seed: int, count: int, salt: str) -> list[str]:
             seen.add(name)
             names.append(name)
     return names
+
+
+_FEED_PATHS = {"rss20": "/feed.xml", "atom10": "/atom.xml", "json11": "/feed.json",
+               "rss10": "/index.rdf"}
 
 
 def _blog_host(n: int) -> str:
@@ -144,12 +150,16 @@ def build_sites(seed: int, options: TestbedOptions) -> dict[str, Site]:
         host = _blog_host(n)
         r = rng(seed, "blog", n)
         fmt = "atom10" if r.random() < 0.4 else "rss20"
+        if n % 25 == 7:
+            fmt = "json11"
+        elif n % 25 == 13:
+            fmt = "rss10"
         variant = ("blog", "blog", "blog", "blog", "blog", "blog-etag-only",
                    "blog-lastmod-only", "blog-no-validators")[n % 8]
         period = r.choice((6 * 3600.0, DAY, 2 * DAY, 3 * DAY, 7 * DAY))
         add(Site(
             host=host, behaviour=variant, kind="blog",
-            feed_path="/atom.xml" if fmt == "atom10" else "/feed.xml", format=fmt,
+            feed_path=_FEED_PATHS[fmt], format=fmt,
             title=title(r), author=person(r), email=f"editor@{host}", period=period,
             phase=r.uniform(0, period),
             etag=variant in ("blog", "blog-etag-only"),

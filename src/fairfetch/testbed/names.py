@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import random
 
-__all__ = ["person", "rng", "title", "word"]
+__all__ = ["person", "rng", "sentence", "title", "word"]
 
 _ONSETS = ("b", "br", "c", "ch", "d", "f", "g", "gr", "h", "j", "k", "l", "m", "n", "p", "qu",
            "r", "s", "sh", "st", "t", "tr", "v", "w", "z")
@@ -24,9 +24,22 @@ def rng(*parts: object) -> random.Random:
     return random.Random(int.from_bytes(digest, "big"))
 
 
+_SYLLABLES = tuple(o + v + c for o in _ONSETS for v in _VOWELS for c in _CODAS)
+
+
 def word(r: random.Random, syllables: int = 2) -> str:
-    return "".join(r.choice(_ONSETS) + r.choice(_VOWELS) + r.choice(_CODAS)
-                   for _ in range(syllables))
+    return "".join(r.choices(_SYLLABLES, k=syllables))
+
+
+def sentence(r: random.Random, words: int) -> str:
+    """``words`` words of one to three syllables (one PRNG draw per syllable, for speed)."""
+    lengths = r.choices((1, 2, 3), k=words)
+    sylls = r.choices(_SYLLABLES, k=sum(lengths))
+    out, i = [], 0
+    for n in lengths:
+        out.append("".join(sylls[i : i + n]))
+        i += n
+    return " ".join(out)
 
 
 def person(r: random.Random) -> str:

@@ -9,13 +9,14 @@ gains exactly one each period the clock advances. The server caches a rendering 
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from dataclasses import dataclass
 from email.utils import formatdate
 from xml.sax.saxutils import escape, quoteattr
 
 from fairfetch.testbed.catalog import Site
-from fairfetch.testbed.names import rng, word
+from fairfetch.testbed.names import rng, sentence
 
 __all__ = ["Entry", "Rendered", "entries_at", "http_date", "render_feed", "render_home"]
 
@@ -63,12 +64,12 @@ def entries_at(seed: int, site: Site, start: float, count: int, items: int) -> l
     out = []
     for k in range(count - 1, max(count - items, 0) - 1, -1):
         r = rng(seed, site.host, k)
-        words = [word(r, r.randint(1, 3)) for _ in range(r.randint(3, 6))]
-        summary = " ".join(word(r, r.randint(1, 3)) for _ in range(r.randint(12, 30)))
+        heading = sentence(r, r.randint(3, 6))
+        summary = sentence(r, r.randint(12, 30))
         out.append(Entry(
             index=k,
             published=float(int(origin + k * site.period)),
-            title=" ".join(words).capitalize(),
+            title=heading.capitalize(),
             summary=summary.capitalize() + ".",
             author=site.author,
         ))
@@ -88,6 +89,10 @@ def render_feed(
     last = entries[0].published if entries else None
     if site.format == "atom10":
         return _finish(_atom(site, base, path, entries, last), "application/atom+xml", last)
+    if site.format == "json11":
+        return _finish(_json_feed(site, base, path, entries), "application/feed+json", last)
+    if site.format == "rss10":
+        return _finish(_rdf(site, base, path, entries), "application/rdf+xml", last)
     return _finish(
         _rss(site, base, path, entries, extra_channel), "application/rss+xml; charset=utf-8", last
     )
@@ -205,6 +210,50 @@ def _atom(site: Site, base: str, path: str, entries: list[Entry], last: float | 
     return "".join(parts)
 
 
+def _json_feed(site: Site, base: str, path: str, entries: list[Entry]) -> str:
+    doc = {
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": site.title,
+        "home_page_url": base + "/",
+        "feed_url": base + path,
+        "description": _describe(site),
+        "language": "en",
+        "authors": [{"name": site.author, "url": base + "/about"}],
+        "items": [
+            {
+                "id": f"{site.host}/{e.index}",
+                "url": f"{base}/p/{e.index}",
+                "title": e.title,
+                "summary": e.summary,
+                "content_html": f"<p>{escape(e.summary)}</p>",
+                "date_published": _iso(e.published),
+                "authors": [{"name": e.author}],
+            }
+            for e in entries
+        ],
+    }
+    return json.dumps(doc, indent=1) + "\n"
+
+
+def _rdf(site: Site, base: str, path: str, entries: list[Entry]) -> str:
+    seq = "".join(f'<rdf:li rdf:resource="{base}/p/{e.index}"/>' for e in entries)
+    items = "".join(
+        f'<item rdf:about="{base}/p/{e.index}">\n<title>{escape(e.title)}</title>\n'
+        f"<link>{base}/p/{e.index}</link>\n<description>{escape(e.summary)}</description>\n"
+        f"<dc:date>{_iso(e.published)}</dc:date>\n<dc:creator>{escape(e.author)}</dc:creator>\n"
+        "</item>\n"
+        for e in entries
+    )
+    return (
+        '<?xml version="1.0" encoding="utf-8"?>\n'
+        '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" '
+        'xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">\n'
+        f'<channel rdf:about="{base}{path}">\n<title>{escape(site.title)}</title>\n'
+        f"<link>{base}/</link>\n<description>{escape(_describe(site))}</description>\n"
+        f"<items><rdf:Seq>{seq}</rdf:Seq></items>\n</channel>\n{items}</rdf:RDF>\n"
+    )
+
+
 def _describe(site: Site) -> str:
     if site.platform == "letterbox":
         return f"A newsletter by {site.author}, on Letterbox."
@@ -218,12 +267,16 @@ def _uuid(text: str) -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
+_MIME = {"atom10": "application/atom+xml", "json11": "application/feed+json",
+         "rss10": "application/rdf+xml"}
+
+
 def render_home(site: Site, base: str, feed_path: str | None) -> Rendered:
     """An HTML home page announcing the feed (``<link rel=alternate>``), as sites do."""
     if feed_path is None:
         link = ""
     else:
-        mime = "application/atom+xml" if site.format == "atom10" else "application/rss+xml"
+        mime = _MIME.get(site.format or "", "application/rss+xml")
         link = f'<link rel="alternate" type="{mime}" title="{escape(site.title)}" ' \
                f'href="{base}{feed_path}">'
     generator = '<meta name="generator" content="Letterbox">' if site.platform else ""

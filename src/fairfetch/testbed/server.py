@@ -145,6 +145,14 @@ class Testbed:
             path = "/" + path
         return f"http://{host}:{self.base_port}{path}"
 
+    def env(self, **extra: str) -> dict[str, str]:
+        """Environment variables that let a fairfetch subprocess reach the testbed."""
+        return {
+            "FAIRFETCH_RESOLVE": "*.test:127.0.0.1",
+            "FAIRFETCH_ALLOW_NETWORKS": "127.0.0.1/32",
+            **extra,
+        }
+
     def settings(self, **overrides: Any) -> Settings:
         """Settings that reach the testbed (and nothing else on loopback) plus ``overrides``."""
         values: dict[str, Any] = {
@@ -318,7 +326,7 @@ class Testbed:
         b = site.behaviour
         base = self.base(site.host)
         if path == "/robots.txt":
-            return web.Response(text="User-agent: *\nAllow: /\n")
+            return web.Response(text=_ROBOTS.get(b, _ROBOTS[""]))
         if b.startswith("redirect-") or b == "new-feed-url":
             resp = self._redirects(request, site, path, base)
             if resp is not None:
@@ -589,6 +597,12 @@ _PAYLOADS: dict[str, Callable[..., Any]] = {
 
 #: ``request.app[CONTEXT]`` is the running :class:`Testbed` (for families' handlers).
 CONTEXT = web.AppKey("fairfetch.testbed", Testbed)
+
+_ROBOTS = {
+    "": "User-agent: *\nAllow: /\n",
+    "robots-disallow": "User-agent: *\nDisallow: /feed\n",
+    "robots-crawl-delay": "User-agent: *\nCrawl-delay: 2\nAllow: /\n",
+}
 
 _CONTROL_INDEX = """fairfetch testbed control host
 GET  /_testbed/stats                  what the server saw (per host, domain, platform)

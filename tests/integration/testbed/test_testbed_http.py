@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import time
 import zlib
 
@@ -405,3 +406,40 @@ async def test_head_request_has_headers_and_no_body(
         assert resp.status == 200
         assert resp.headers["ETag"]
         assert await resp.read() == b""
+
+
+@pytest.mark.parametrize(
+    ("fmt", "version", "mime"),
+    [("rss20", "rss20", "application/rss+xml"), ("atom10", "atom10", "application/atom+xml"),
+     ("json11", "json11", "application/feed+json"), ("rss10", "rss10", "application/rdf+xml")],
+)
+async def test_blog_formats_parse(
+    testbed: Testbed, client: aiohttp.ClientSession, fmt: str, version: str, mime: str
+) -> None:
+    spec = next(s for s in testbed.catalog(behaviours=["blog*"]) if s.format == fmt)
+    status, headers, body = await fetch(client, spec.url)
+    assert status == 200
+    assert headers["Content-Type"].startswith(mime)
+    if fmt == "json11":  # feedparser does not read JSON Feed
+        doc = json.loads(body)
+        assert doc["version"] == "https://jsonfeed.org/version/1.1"
+        assert len(doc["items"]) == testbed.options.items
+        assert doc["title"] == spec.title
+        return
+    parsed = feedparser.parse(body)
+    assert parsed.version == version
+    assert len(parsed.entries) == testbed.options.items
+    assert parsed.feed.title == spec.title
+
+
+async def test_robots_variants(testbed: Testbed, client: aiohttp.ClientSession) -> None:
+    disallow = _one(testbed, "robots-disallow")
+    _, _, robots = await fetch(client, testbed.url(disallow.host, "/robots.txt"))
+    assert b"Disallow: /feed" in robots
+    assert disallow.expect == "robots"
+    assert (await fetch(client, disallow.url))[0] == 200  # served to those who ignore robots
+    delay = _one(testbed, "robots-crawl-delay")
+    _, _, robots = await fetch(client, testbed.url(delay.host, "/robots.txt"))
+    assert b"Crawl-delay: 2" in robots
+    _, _, robots = await fetch(client, testbed.url(_one(testbed, "blog").host, "/robots.txt"))
+    assert b"Disallow" not in robots
