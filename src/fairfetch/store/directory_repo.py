@@ -71,11 +71,11 @@ def tsquery(words: Sequence[str]) -> str:
 
 
 # Must stay equal to the expressions indexed in migration 0004, or PostgreSQL will not use them.
-_PG_FEED_DOCUMENT = sa.literal_column(
+_PG_FEED_DOCUMENT: sa.ColumnElement[Any] = sa.literal_column(
     "to_tsvector('simple'::regconfig, coalesce(feeds.title, '') || ' ' || "
     "regexp_replace(feeds.url || ' ' || feeds.original_url, '[^[:alnum:]]+', ' ', 'g'))"
 )
-_PG_AUTHOR_DOCUMENT = sa.literal_column("to_tsvector('simple'::regconfig, authors.name)")
+_PG_AUTHOR_DOCUMENT: sa.ColumnElement[Any] = sa.literal_column("to_tsvector('simple'::regconfig, authors.name)")
 
 
 def _order(sort: str, descending: bool) -> list[sa.ColumnElement[Any]]:
@@ -239,7 +239,9 @@ def count_entries_total(store: SqlStore) -> int:
     """Entries in the directory, from the feeds' counters (cheap; the crawler keeps them)."""
     with store.engine.connect() as conn:
         return int(
-            conn.execute(sa.select(sa.func.coalesce(sa.func.sum(feeds.c.entry_count), 0))).scalar_one()
+            conn.execute(
+                sa.select(sa.func.coalesce(sa.func.sum(feeds.c.entry_count), 0))
+            ).scalar_one()
         )
 
 
@@ -309,10 +311,14 @@ def throttle_minutes(
 
 def max_crawl_id(store: SqlStore) -> int:
     with store.engine.connect() as conn:
-        return int(conn.execute(sa.select(sa.func.coalesce(sa.func.max(crawls.c.id), 0))).scalar_one())
+        return int(
+            conn.execute(sa.select(sa.func.coalesce(sa.func.max(crawls.c.id), 0))).scalar_one()
+        )
 
 
-def crawls_after(store: SqlStore, last_id: int, *, limit: int = 50_000) -> list[tuple[int, str, str | None, float]]:
+def crawls_after(
+    store: SqlStore, last_id: int, *, limit: int = 50_000
+) -> list[tuple[int, str, str | None, float]]:
     """Crawl rows recorded after ``last_id`` (id, outcome, error kind, duration), oldest first."""
     q = (
         sa.select(crawls.c.id, crawls.c.outcome, crawls.c.error_kind, crawls.c.duration)

@@ -32,9 +32,7 @@ _LISTING = (
 
 # The text a feed is found by. URLs are split on punctuation on both backends so that a search
 # for "example" finds https://blog.example.com/feed.
-_SQLITE_PEOPLE = (
-    "(SELECT group_concat(name, ' ') FROM authors WHERE authors.feed_id = {ref}.id)"
-)
+_SQLITE_PEOPLE = "(SELECT group_concat(name, ' ') FROM authors WHERE authors.feed_id = {ref}.id)"
 _SQLITE = [
     "CREATE VIRTUAL TABLE feeds_fts USING fts5(title, url, people, "
     "tokenize = 'unicode61 remove_diacritics 2')",
@@ -95,8 +93,14 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     if op.get_bind().dialect.name == "sqlite":
-        for trig in ("feeds_fts_ai", "feeds_fts_au", "feeds_fts_ad", "authors_fts_ai",
-                     "authors_fts_ad", "authors_fts_au"):
+        for trig in (
+            "feeds_fts_ai",
+            "feeds_fts_au",
+            "feeds_fts_ad",
+            "authors_fts_ai",
+            "authors_fts_ad",
+            "authors_fts_au",
+        ):
             op.execute(sa.text(f"DROP TRIGGER IF EXISTS {trig}"))
         op.execute(sa.text("DROP TABLE IF EXISTS feeds_fts"))
     else:

@@ -1,0 +1,71 @@
+"""Writing actions behind the admin token: add (discovery + first crawl), refresh, delete.
+
+They go through the crawler so that the web can never fetch around the politeness slots: the
+running crawler when the app has one (``fairfetch run``), else a one-off Crawler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from fairfetch.config import Settings
+from fairfetch.errors import InvalidURLError
+from fairfetch.store.records import FeedRecord
+from fairfetch.store.sql import SqlStore
+
+
+@dataclass
+class AddOutcome:
+    """What adding one URL did; ``feed`` is the feed it led to, if any."""
+
+    url: str
+    feed: FeedRecord | None
+    created: bool
+    problem: str | None = None
+    discovered: list[str] = field(default_factory=list)
+
+
+async def add_feed(store: SqlStore, settings: Settings, crawler: Any, url: str) -> AddOutcome:
+    from fairfetch.crawl import add_feeds
+    from fairfetch.crawl.urls import normalize_feed_url
+
+    try:
+        normalized = normalize_feed_url(url)
+    except InvalidURLError as exc:
+        return AddOutcome(url, None, False, problem=exc.reason)
+    if crawler is not None and hasattr(crawler, "add"):
+        report = await crawler.add([url])
+    else:
+        report = await add_feeds(store, settings, [url])
+    discovered = list(report.discovered.get(normalized, []))
+    if report.invalid:
+        return AddOutcome(url, None, False, problem=report.invalid[0][1], discovered=discovered)
+    created = bool(report.added)
+    target = (report.added or report.existing or [None])[0]
+    feed = await asyncio.to_thread(store.find_feed, target) if target else None
+    if feed is None and report.failed:
+        return AddOutcome(url, None, False, problem=report.failed[0][1], discovered=discovered)
+    if feed is None:
+        return AddOutcome(url, None, False, problem="no feed was added", discovered=discovered)
+    problem = report.failed[0][1] if report.failed else None
+    if feed.status == "new":
+        # Discovered from a site page: added but not fetched yet. Crawl it now so the person who
+        # added it sees a crawled feed, not an empty one.
+        await refresh_feed(store, settings, crawler, feed.id)
+        feed = await asyncio.to_thread(store.find_feed, feed.id) or feed
+    return AddOutcome(url, feed, created, problem=problem, discovered=discovered)
+
+
+async def refresh_feed(store: SqlStore, settings: Settings, crawler: Any, feed_id: int) -> Any:
+    """Crawl one feed now; returns the crawler's summary."""
+    if crawler is not None:
+        return await crawler.refresh([feed_id])
+    from fairfetch.crawl import Crawler
+
+    one_off = Crawler(store, settings)
+    try:
+        return await one_off.refresh([feed_id])
+    finally:
+        await one_off.aclose()

@@ -1,0 +1,173 @@
+"""The web app: directory pages (Jinja2, server-rendered, no JavaScript), the JSON API under
+/api/v1 (OpenAPI at /api/v1/openapi.json), /feeds.opml, /metrics, and the WebSub and notify
+routes owned by those jobs.
+
+Endpoints that touch the database are plain ``def`` functions, which FastAPI runs in its thread
+pool: the event loop, shared with the crawler under ``fairfetch run``, never waits on a query.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+
+from fairfetch.config import Settings
+from fairfetch.errors import FairfetchError, InputError, NotFoundError
+from fairfetch.store.sql import SqlStore
+from fairfetch.web import filters
+from fairfetch.web.metrics import DirectoryMetrics
+from fairfetch.web.stats import MinuteCache
+
+_HERE = Path(__file__).parent
+
+#: No script may run and nothing may load from elsewhere, whatever a feed managed to smuggle in.
+CSP = (
+    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+    "base-uri 'none'; frame-ancestors 'none'"
+)
+
+
+@dataclass
+class WebContext:
+    settings: Settings
+    store: SqlStore
+    crawler: Any
+    templates: Jinja2Templates
+    minutes: MinuteCache
+    metrics: DirectoryMetrics
+
+
+def ctx_of(request: Request) -> WebContext:
+    ctx = request.app.state.fairfetch
+    assert isinstance(ctx, WebContext)
+    return ctx
+
+
+def _templates() -> Jinja2Templates:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(_HERE / "templates")),
+        autoescape=True,  # every value escaped, in every template, whatever its file name
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    filters.install(env)
+    return Jinja2Templates(env=env)
+
+
+class _SecurityHeaders(BaseHTTPMiddleware):
+    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        response = await call_next(request)
+        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        return response
+
+
+def _wants_html(request: Request) -> bool:
+    path = request.url.path
+    return not (path.startswith("/api/") or path in ("/metrics", "/feeds.opml"))
+
+
+def _error_page(request: Request, status: int, message: str) -> Response:
+    if not _wants_html(request):
+        return JSONResponse({"detail": message}, status_code=status)
+    ctx = ctx_of(request)
+    return ctx.templates.TemplateResponse(
+        request, "error.html", {"status": status, "message": message}, status_code=status
+    )
+
+
+def _install_errors(app: FastAPI) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> Response:
+        problems = []
+        for err in exc.errors():
+            where = ".".join(
+                str(p) for p in err.get("loc", ()) if p not in ("query", "body", "path")
+            )
+            problems.append(f"{where or 'request'}: {err.get('msg', 'invalid')}")
+        message = "bad request: " + "; ".join(problems)
+        if not _wants_html(request):
+            return JSONResponse(
+                {"detail": message, "errors": _plain(exc.errors())}, status_code=422
+            )
+        return _error_page(request, 422, message)
+
+    @app.exception_handler(HTTPException)
+    async def _http(request: Request, exc: HTTPException) -> Response:
+        response = _error_page(request, exc.status_code, str(exc.detail))
+        for k, v in (exc.headers or {}).items():
+            response.headers[k] = v
+        return response
+
+    @app.exception_handler(NotFoundError)
+    async def _not_found(request: Request, exc: NotFoundError) -> Response:
+        return _error_page(request, 404, str(exc))
+
+    @app.exception_handler(InputError)
+    async def _input(request: Request, exc: InputError) -> Response:
+        return _error_page(request, 422, str(exc))
+
+    @app.exception_handler(FairfetchError)
+    async def _ours(request: Request, exc: FairfetchError) -> Response:
+        return _error_page(request, 502, f"{type(exc).__name__}: {exc}")
+
+
+def _plain(value: Any) -> Any:
+    """Validation error details made JSON-safe (they may hold exceptions and odd inputs)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items() if k != "ctx"}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return repr(value)
+
+
+def create_app(settings: Settings, store: SqlStore, crawler: Any = None) -> FastAPI:
+    """The directory app on ``store``; ``crawler`` is the running Crawler under ``run``."""
+    from fairfetch.notify.routes import router as notify_router
+    from fairfetch.web import api, pages
+    from fairfetch.websub.routes import router as websub_router
+
+    app = FastAPI(
+        title="fairfetch directory",
+        version="1",
+        description="The feed directory of fairfetch: feeds, entries and crawl statistics. "
+        "Reads are public; writing (add, refresh, delete) needs the admin token as a bearer token.",
+        openapi_url="/api/v1/openapi.json",
+        docs_url=None,  # Swagger UI loads scripts from a CDN; the document itself is enough
+        redoc_url=None,
+    )
+    metrics = DirectoryMetrics(store, settings)
+    app.state.fairfetch = WebContext(
+        settings=settings,
+        store=store,
+        crawler=crawler,
+        templates=_templates(),
+        minutes=MinuteCache(),
+        metrics=metrics,
+    )
+    metrics.start()
+    app.add_middleware(_SecurityHeaders)
+    _install_errors(app)
+    app.include_router(pages.router)
+    app.include_router(api.router, prefix="/api/v1")
+    app.include_router(websub_router)
+    app.include_router(notify_router)
+    app.mount("/static", StaticFiles(directory=str(_HERE / "static")), name="static")
+    return app
+
+
+__all__ = ["CSP", "WebContext", "create_app", "ctx_of"]

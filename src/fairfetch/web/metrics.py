@@ -1,0 +1,103 @@
+"""Prometheus metrics at /metrics.
+
+The crawler writes a row per fetch; the counters here follow that table from where it stood when
+the app started (a counter that starts at zero with the process is what Prometheus expects), so
+the numbers are the same whether the crawler runs in this process (``run``) or another. Gauges
+(queue depth, in flight per key) are read at scrape time.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+from fairfetch.config import Settings
+from fairfetch.store import directory_repo as repo
+from fairfetch.store.sql import SqlStore
+
+#: Latency buckets (seconds) around what feed fetches take: most well under a second, the
+#: total-time cap at a minute.
+_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+
+
+def key_snapshot(crawler: Any) -> dict[str, Any]:
+    """Per politeness key state from the running crawler's dispatcher, or {} without one."""
+    if crawler is None:
+        return {}
+    for holder in (crawler, getattr(crawler, "_dispatcher", None)):
+        snap = getattr(holder, "snapshot", None)
+        if callable(snap):
+            try:
+                value = snap()
+            except Exception:
+                return {}
+            return dict(value) if isinstance(value, dict) else {}
+    return {}
+
+
+class DirectoryMetrics:
+    def __init__(self, store: SqlStore, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.crawls = Counter(
+            "fairfetch_crawls",
+            "Crawls recorded since this process started, by outcome and error kind",
+            ["outcome", "error_kind"],
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "fairfetch_fetch_duration_seconds",
+            "Duration of recorded fetches",
+            buckets=_BUCKETS,
+            registry=self.registry,
+        )
+        self.queue = Gauge(
+            "fairfetch_queue_depth", "Feeds due for a crawl now", registry=self.registry
+        )
+        self.in_flight = Gauge(
+            "fairfetch_in_flight",
+            "Requests in flight per politeness key (this process's crawler)",
+            ["key"],
+            registry=self.registry,
+        )
+        self.key_queued = Gauge(
+            "fairfetch_key_queued",
+            "Requests waiting per politeness key (this process's crawler)",
+            ["key"],
+            registry=self.registry,
+        )
+        self._last_id: int | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        """Remember where the crawls table stands; later rows are counted."""
+        with self._lock:
+            if self._last_id is None:
+                self._last_id = repo.max_crawl_id(self.store)
+
+    def collect(self, now: datetime, crawler: Any = None) -> bytes:
+        self.start()
+        with self._lock:
+            assert self._last_id is not None
+            while True:
+                rows = repo.crawls_after(self.store, self._last_id)
+                for row_id, outcome, error_kind, duration in rows:
+                    self.crawls.labels(outcome, error_kind or "").inc()
+                    if outcome != "skipped":
+                        self.latency.observe(duration)
+                    self._last_id = row_id
+                if len(rows) < 50_000:
+                    break
+            self.queue.set(
+                self.store.count_due(now, dead_probe_interval=self.settings.dead_probe_interval)
+            )
+            self.in_flight.clear()
+            self.key_queued.clear()
+            for key, stats in key_snapshot(crawler).items():
+                self.in_flight.labels(key).set(getattr(stats, "in_flight", 0))
+                self.key_queued.labels(key).set(getattr(stats, "queued", 0))
+            return generate_latest(self.registry)

@@ -1,0 +1,34 @@
+"""OPML 2.0 export of the directory (/feeds.opml), streamed a batch at a time."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from email.utils import format_datetime
+from xml.sax.saxutils import quoteattr
+
+from fairfetch.store.records import FeedRecord
+
+#: Characters XML 1.0 cannot carry at all (feeds do ship them); dropped from attribute values.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def _attr(value: str | None) -> str:
+    return quoteattr(_NOT_XML.sub("", value or ""))
+
+
+def opml_lines(
+    feeds: Iterable[FeedRecord], *, now: datetime, title: str = "fairfetch"
+) -> Iterator[str]:
+    yield '<?xml version="1.0" encoding="UTF-8"?>\n<opml version="2.0">\n<head>'
+    yield f"<title>{_attr(title)[1:-1]}</title><dateCreated>{format_datetime(now, usegmt=True)}"
+    yield "</dateCreated></head>\n<body>\n"
+    for f in feeds:
+        kind = f" category={_attr('/' + f.kind)}" if f.kind else ""
+        html = f" htmlUrl={_attr(f.link)}" if f.link else ""
+        text = _attr(f.title or f.url)
+        yield (
+            f'<outline type="rss" text={text} title={text} xmlUrl={_attr(f.url)}{html}{kind}/>\n'
+        )
+    yield "</body>\n</opml>\n"
