@@ -1,3 +1,230 @@
-"""Commands of this job; see fairfetch.cli."""
+"""``fairfetch notify …``: subscribe, confirm, list, unsubscribe, send-due, outbox, grant, sink.
+
+Thin: parses arguments, calls fairfetch.notify and the notify repository, prints.
+"""
 
 from __future__ import annotations
+
+import asyncio
+import signal
+import threading
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from fairfetch.cli._app import app, console, print_json, settings_of, store_of
+
+notify_app = typer.Typer(
+    name="notify",
+    help="Email notifications: subscriptions, digests, the outbox and publisher credits.",
+    no_args_is_help=True,
+)
+app.add_typer(notify_app, name="notify")
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@notify_app.command("subscribe")
+def subscribe(
+    ctx: typer.Context,
+    email: Annotated[str, typer.Argument(help="The reader's email address")],
+    feed_url: Annotated[str, typer.Argument(help="The feed (URL, or id in the directory)")],
+    mode: Annotated[str, typer.Option(help="realtime | daily | weekly")] = "realtime",
+    hour: Annotated[int, typer.Option(help="Digest hour, reader's local time (0-23)")] = 8,
+    weekday: Annotated[str, typer.Option(help="Weekly digest day: mon … sun")] = "mon",
+    tz: Annotated[str | None, typer.Option(help="Reader's time zone (IANA name)")] = None,
+    only: Annotated[
+        str | None, typer.Option("--only", help="Only these categories (comma-separated)")
+    ] = None,
+    except_: Annotated[
+        str | None, typer.Option("--except", help="All but these categories (comma-separated)")
+    ] = None,
+) -> None:
+    """Subscribe (double opt-in): queue and send the confirmation mail; nothing else is sent to
+    the reader until the link in it is followed."""
+    from fairfetch.notify.service import send_one
+    from fairfetch.notify.subscriptions import SubscriptionRequest, request_subscription
+
+    settings = settings_of(ctx)
+    store = store_of(ctx)
+    req = SubscriptionRequest.build(
+        email, mode=mode, hour=hour, weekday=weekday, tz=tz, only=only, exclude=except_
+    )
+    result = request_subscription(store, req, feed_url)
+    sub = result.subscription
+    if result.confirm_outbox_id is None:
+        console.print(f"{req.email} is already subscribed to {feed_url} (settings updated)")
+        return
+    report = asyncio.run(send_one(store, settings, result.confirm_outbox_id))
+    state = "sent" if report.sent else "queued (the mail server did not take it yet)"
+    console.print(
+        f"confirmation mail to {req.email} {state}; subscription {sub['id']} is pending until "
+        f"confirmed",
+        highlight=False,
+    )
+
+
+@notify_app.command("confirm")
+def confirm(
+    ctx: typer.Context, token: Annotated[str, typer.Argument(help="Token from the mail's link")]
+) -> None:
+    """Confirm a subscription (what the link in the confirmation mail does)."""
+    from fairfetch.store import notify_repo as repo
+
+    sub = repo.confirm(store_of(ctx), token, _now())
+    console.print(f"subscription {sub['id']} confirmed")
+
+
+def _sub_json(s: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": s["id"],
+        "email": s["email"],
+        "feed_url": s["feed_url"],
+        "feed_title": s["feed_title"],
+        "mode": s["mode"],
+        "hour": s["hour"] if s["mode"] != "realtime" else None,
+        "weekday": s["weekday"] if s["mode"] == "weekly" else None,
+        "tz": s["tz"],
+        "only": s["only_categories"],
+        "except": s["except_categories"],
+        "status": s["status"],
+        "created_at": s["created_at"],
+        "confirmed_at": s["confirmed_at"],
+        "unsubscribed_at": s["unsubscribed_at"],
+        "address_flagged_at": s["flagged_at"],
+    }
+
+
+@notify_app.command("list")
+def list_(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+) -> None:
+    """Every subscription with its reader, feed, mode, filter and status."""
+    from fairfetch.store import notify_repo as repo
+
+    rows = [_sub_json(s) for s in repo.list_subscriptions(store_of(ctx))]
+    if as_json:
+        print_json(rows)
+        return
+    table = Table("id", "email", "feed", "mode", "filter", "status")
+    for r in rows:
+        flt = ("only " + ",".join(r["only"])) if r["only"] else ""
+        flt += ("all but " + ",".join(r["except"])) if r["except"] else ""
+        mode = r["mode"] if r["mode"] == "realtime" else f"{r['mode']} {r['hour']:02d}h {r['tz']}"
+        table.add_row(str(r["id"]), r["email"], r["feed_url"], mode, flt or "-", r["status"])
+    console.print(table)
+
+
+@notify_app.command("unsubscribe")
+def unsubscribe(
+    ctx: typer.Context,
+    email: Annotated[str, typer.Argument()],
+    feed_url: Annotated[str, typer.Argument()],
+) -> None:
+    """End a reader's subscription to a feed (pending mails for it are cancelled, not sent)."""
+    from fairfetch.notify.subscriptions import unsubscribe_email
+
+    n = unsubscribe_email(store_of(ctx), email, feed_url, now=_now())
+    console.print(f"{n} subscription(s) ended" if n else "no active subscription matched")
+
+
+@notify_app.command("send-due")
+def send_due(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON")] = False,
+) -> None:
+    """Deliver every notification and digest due now, then exit 0 (a throttling or unreachable
+    mail server leaves them pending, retried later with backoff)."""
+    from fairfetch.notify.service import send_due as _send_due
+
+    report = asyncio.run(_send_due(store_of(ctx), settings_of(ctx)))
+    if as_json:
+        print_json(report.as_dict())
+        return
+    console.print(
+        f"sent {report.sent}, retry later {report.retried}, failed {report.failed}, "
+        f"cancelled {report.cancelled}" + (" (server deferred us)" if report.deferred else ""),
+        highlight=False,
+    )
+    for err in report.errors[:20]:
+        console.print(f"  {err}", highlight=False, markup=False)
+
+
+@notify_app.command("outbox")
+def outbox(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+    limit: Annotated[int, typer.Option(help="Newest N rows")] = 200,
+) -> None:
+    """The outbox: every notification with its status (pending, sent, failed, cancelled)."""
+    from fairfetch.store import notify_repo as repo
+
+    rows = repo.list_outbox(store_of(ctx), limit=limit)
+    if as_json:
+        print_json(rows)
+        return
+    table = Table("id", "kind", "to", "status", "due", "attempts", "subject / error")
+    for r in rows:
+        table.add_row(
+            str(r["id"]),
+            r["kind"],
+            r["email"],
+            r["status"],
+            r["due_at"].strftime("%Y-%m-%d %H:%M"),
+            str(r["attempts"]),
+            r["subject"] or r["last_error"] or "",
+        )
+    console.print(table)
+
+
+@notify_app.command("grant")
+def grant(
+    ctx: typer.Context,
+    publisher: Annotated[str, typer.Argument(help="Publisher account name")],
+    credits: Annotated[int, typer.Argument(help="Credits to add (one credit = one email)")],
+    feed: Annotated[
+        list[str] | None,
+        typer.Option("--feed", help="A feed this publisher pays for (repeatable)"),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+) -> None:
+    """Add credits to a publisher and make it pay for its feeds' readers (owner-paid)."""
+    from fairfetch.errors import NotFoundError
+    from fairfetch.store import notify_repo as repo
+
+    store = store_of(ctx)
+    ids = []
+    for f in feed or []:
+        found = store.find_feed(f)
+        if found is None:
+            raise NotFoundError(f"feed {f!r}")
+        ids.append(found.id)
+    result = repo.grant(store, publisher, credits, _now(), feed_ids=ids, note="cli grant")
+    if as_json:
+        print_json(result)
+        return
+    console.print(f"{publisher}: balance {result['balance']} credits", highlight=False)
+
+
+@notify_app.command("sink")
+def sink(
+    ctx: typer.Context,
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1")] = 8025,
+) -> None:
+    """A local SMTP sink for development: accepts every mail and shows it on /outbox."""
+    from fairfetch.notify.sink import MailSink
+
+    store = store_of(ctx)
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    with MailSink(store, port=port) as s:
+        console.print(f"mail sink on {s.smtp_url} (Ctrl-C to stop)", highlight=False)
+        try:
+            done.wait()
+        except KeyboardInterrupt:
+            pass

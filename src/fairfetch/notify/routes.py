@@ -1,7 +1,223 @@
-"""Notification pages (subscribe, manage, unsubscribe, outbox). Stub until that job lands."""
+"""Notification pages: subscribe (``/subscribe?feed=<id>``), confirm, manage, unsubscribe (RFC 8058
+one-click POST, no login: the token in the URL is the authority) and ``/outbox``.
+
+The web app puts its settings and store on ``request.app.state.fairfetch`` (``.settings``,
+``.store``). Endpoints are plain ``def``: FastAPI runs them in its thread pool, so the event loop
+never waits on a query. The confirmation mail is sent after the response, in the background; if
+the mail server is away it stays in the outbox for the notifier.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import asyncio
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Annotated, Any
+
+from fastapi import APIRouter, BackgroundTasks, Form, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, Response
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from fairfetch.config import Settings
+from fairfetch.errors import InputError, NotFoundError
+from fairfetch.notify.schedule import WEEKDAYS
+from fairfetch.store import notify_repo as repo
+from fairfetch.store.sql import SqlStore
 
 router = APIRouter()
+
+
+@lru_cache(maxsize=1)
+def _env() -> Environment:
+    env = Environment(
+        loader=PackageLoader("fairfetch.notify", "templates/web"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["when"] = lambda d: d.strftime("%Y-%m-%d %H:%M UTC") if d else "—"
+    return env
+
+
+def _page(name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
+    ctx.setdefault("weekdays", WEEKDAYS)
+    return HTMLResponse(_env().get_template(name).render(**ctx), status_code=status)
+
+
+def _ctx(request: Request) -> tuple[Settings, SqlStore]:
+    ctx = request.app.state.fairfetch
+    return ctx.settings, ctx.store
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _send_confirmation(store: SqlStore, settings: Settings, outbox_id: int) -> None:
+    """Runs after the response, in the thread pool (its own event loop)."""
+    from fairfetch.notify.service import send_one
+
+    asyncio.run(send_one(store, settings, outbox_id))
+
+
+@router.get("/subscribe", response_class=HTMLResponse)
+def subscribe_form(request: Request, feed: Annotated[str, Query()]) -> HTMLResponse:
+    _settings, store = _ctx(request)
+    record = store.get_feed(int(feed)) if feed.isdigit() else store.get_feed(feed)
+    return _page("subscribe.html", feed=record, error=None, values={})
+
+
+@router.post("/subscribe", response_class=HTMLResponse)
+def subscribe_post(
+    request: Request,
+    background: BackgroundTasks,
+    feed: Annotated[str, Form()],
+    email: Annotated[str, Form()],
+    mode: Annotated[str, Form()] = "realtime",
+    hour: Annotated[int, Form()] = 8,
+    weekday: Annotated[str, Form()] = "mon",
+    tz: Annotated[str, Form()] = "UTC",
+    only: Annotated[str, Form()] = "",
+    exclude: Annotated[str, Form()] = "",
+) -> HTMLResponse:
+    from fairfetch.notify.subscriptions import SubscriptionRequest, request_subscription
+
+    settings, store = _ctx(request)
+    record = store.get_feed(int(feed)) if feed.isdigit() else store.get_feed(feed)
+    values = {"email": email, "mode": mode, "hour": hour, "weekday": weekday, "tz": tz,
+              "only": only, "exclude": exclude}
+    try:
+        req = SubscriptionRequest.build(
+            email, mode=mode, hour=hour, weekday=weekday, tz=tz or None, only=only,
+            exclude=exclude,
+        )
+    except InputError as exc:
+        return _page("subscribe.html", 422, feed=record, error=str(exc), values=values)
+    result = request_subscription(store, req, record.id)
+    if result.confirm_outbox_id is not None:
+        background.add_task(_send_confirmation, store, settings, result.confirm_outbox_id)
+    return _page("subscribed.html", feed=record, email=req.email,
+                 pending=result.confirm_outbox_id is not None)
+
+
+@router.get("/confirm/{token}", response_class=HTMLResponse)
+def confirm_page(request: Request, token: str) -> HTMLResponse:
+    """A button, not an action: link scanners in mailboxes follow GETs."""
+    from fairfetch.store.tables_notify import notify_subscriptions
+
+    _settings, store = _ctx(request)
+    with store.engine.connect() as conn:
+        found = conn.execute(
+            notify_subscriptions.select().where(notify_subscriptions.c.confirm_token == token)
+        ).first()
+    if found is None:
+        raise NotFoundError("confirmation link (it may have been replaced by a newer one)")
+    return _page("confirm.html", token=token, done=found.status == "active")
+
+
+@router.post("/confirm/{token}", response_class=HTMLResponse)
+def confirm_post(request: Request, token: str) -> HTMLResponse:
+    _settings, store = _ctx(request)
+    sub = repo.confirm(store, token, _now())
+    full = repo.subscription_by_token(store, sub["manage_token"])
+    return _page("confirmed.html", sub=full)
+
+
+def _manage(store: SqlStore, token: str) -> dict[str, Any]:
+    return repo.subscription_by_token(store, token)
+
+
+@router.get("/manage/{token}", response_class=HTMLResponse)
+def manage_page(request: Request, token: str) -> HTMLResponse:
+    _settings, store = _ctx(request)
+    return _page("manage.html", sub=_manage(store, token), saved=False, error=None)
+
+
+@router.post("/manage/{token}", response_class=HTMLResponse)
+def manage_post(
+    request: Request,
+    token: str,
+    mode: Annotated[str, Form()] = "realtime",
+    hour: Annotated[int, Form()] = 8,
+    weekday: Annotated[str, Form()] = "mon",
+    tz: Annotated[str, Form()] = "UTC",
+    only: Annotated[str, Form()] = "",
+    exclude: Annotated[str, Form()] = "",
+) -> HTMLResponse:
+    from fairfetch.notify.subscriptions import SubscriptionRequest
+
+    _settings, store = _ctx(request)
+    sub = _manage(store, token)
+    try:
+        req = SubscriptionRequest.build(
+            sub["email"], mode=mode, hour=hour, weekday=weekday, tz=tz or None, only=only,
+            exclude=exclude,
+        )
+    except InputError as exc:
+        return _page("manage.html", 422, sub=sub, saved=False, error=str(exc))
+    repo.update_subscription(
+        store, token, mode=req.mode, hour=req.hour, weekday=req.weekday, tz=req.tz,
+        only=req.only, exclude=req.exclude,
+    )
+    return _page("manage.html", sub=_manage(store, token), saved=True, error=None)
+
+
+@router.get("/unsubscribe/{token}", response_class=HTMLResponse)
+def unsubscribe_page(request: Request, token: str) -> HTMLResponse:
+    _settings, store = _ctx(request)
+    sub = _manage(store, token)
+    return _page("unsubscribe.html", what=sub["feed_title"] or sub["feed_url"],
+                 done=sub["status"] == "unsubscribed", action=f"/unsubscribe/{token}")
+
+
+@router.post("/unsubscribe/{token}")
+def unsubscribe_post(request: Request, token: str) -> Response:
+    """RFC 8058 one-click: a POST with ``List-Unsubscribe=One-Click`` (or the page's button)
+    ends the subscription, no login needed. Idempotent."""
+    _settings, store = _ctx(request)
+    sub = _manage(store, token)
+    repo.unsubscribe(store, _now(), manage_token=token)
+    return _page("unsubscribe.html", what=sub["feed_title"] or sub["feed_url"], done=True,
+                 action=f"/unsubscribe/{token}")
+
+
+@router.get("/unsubscribe/digest/{reader_token}/{schedule}", response_class=HTMLResponse)
+def unsubscribe_digest_page(request: Request, reader_token: str, schedule: str) -> HTMLResponse:
+    return _page("unsubscribe.html", what=f"your {schedule.split('@')[0]} digest", done=False,
+                 action=f"/unsubscribe/digest/{reader_token}/{schedule}")
+
+
+@router.post("/unsubscribe/digest/{reader_token}/{schedule}")
+def unsubscribe_digest_post(request: Request, reader_token: str, schedule: str) -> Response:
+    _settings, store = _ctx(request)
+    n = repo.unsubscribe(store, _now(), reader_token=reader_token, schedule=schedule)
+    if n == 0 and not repo.reader_exists(store, reader_token):
+        raise HTTPException(status_code=404, detail="not found: subscription")
+    return _page("unsubscribe.html", what=f"your {schedule.split('@')[0]} digest", done=True,
+                 action=f"/unsubscribe/digest/{reader_token}/{schedule}")
+
+
+@router.get("/outbox", response_class=HTMLResponse)
+def outbox_page(request: Request, mail: Annotated[int | None, Query()] = None) -> HTMLResponse:
+    """Like a development mail catcher: the outbox rows and the mails the local sink captured.
+
+    Only on a server whose mail goes to loopback (the demo's sink): elsewhere it would list
+    readers' addresses to anyone.
+    """
+    settings, store = _ctx(request)
+    if not _local_mail(settings):
+        raise HTTPException(status_code=404, detail="the outbox page is for local mail sinks only")
+    mails = repo.list_sink(store)
+    shown = None
+    if mail is not None:
+        shown = next((m for m in mails if m["id"] == mail), None)
+    return _page("outbox.html", rows=repo.list_outbox(store), mails=mails, shown=shown,
+                 counts=repo.count_pending(store))
+
+
+def _local_mail(settings: Settings) -> bool:
+    from urllib.parse import urlsplit
+
+    host = urlsplit(settings.smtp_url).hostname or ""
+    return host == "localhost" or host.startswith("127.")

@@ -958,3 +958,13 @@ def list_sink(store: SqlStore, *, limit: int = 100) -> list[dict[str, Any]]:
     q = sa.select(notify_sink).order_by(notify_sink.c.id.desc()).limit(limit)
     with store.engine.connect() as conn:
         return [dict(r) for r in conn.execute(q).mappings()]
+
+
+def reader_exists(store: SqlStore, reader_token: str) -> bool:
+    with store.engine.connect() as conn:
+        return (
+            conn.execute(
+                sa.select(notify_readers.c.id).where(notify_readers.c.token == reader_token)
+            ).first()
+            is not None
+        )
