@@ -18,7 +18,7 @@ import html.entities
 import re
 from collections.abc import Mapping
 
-__all__ = ["html_entities_to_refs", "http_charset", "to_utf8"]
+__all__ = ["http_charset", "repair_references", "strip_doctype", "to_utf8"]
 
 _DECL = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:\-]+)["']""")
 _CHARSET = re.compile(r"""charset\s*=\s*["']?([A-Za-z0-9._:\-]+)""", re.IGNORECASE)
@@ -154,10 +154,43 @@ def to_utf8(data: bytes, headers: Mapping[str, str] | None) -> tuple[bytes, str,
     return data, chosen, problems
 
 
-def html_entities_to_refs(data: bytes) -> bytes:
-    """Rewrite HTML named entities as character references (called only when the parser
-    reported undeclared entities, so valid feeds pay nothing)."""
-    return _ENTITY.sub(_html_entity_ref, data)
+_REPAIR = re.compile(
+    rb"<!\[CDATA\[.*?\]\]>|&([A-Za-z][A-Za-z0-9]{1,31});|&(?![A-Za-z][\w.\-]*;|#[0-9]+;|#x[0-9A-Fa-f]+;)",
+    re.DOTALL,
+)
+
+
+def _repair(m: re.Match[bytes]) -> bytes:
+    if m.group(1) is not None:
+        return _html_entity_ref(m)
+    if m.group(0) == b"&":
+        return b"&amp;"
+    return m.group(0)  # a CDATA section: its text is the publisher's, left as it is
+
+
+def repair_references(data: bytes) -> bytes:
+    """Outside CDATA: HTML named entities become character references and bare ampersands
+    become ``&amp;``. Called only when the parser reported such errors, so valid feeds pay
+    nothing."""
+    return _REPAIR.sub(_repair, data)
+
+
+_DOCTYPE = re.compile(rb"<!DOCTYPE\s[^\[>]*(?:\[.*?\]\s*)?>", re.DOTALL | re.IGNORECASE)
+
+
+def strip_doctype(data: bytes) -> tuple[bytes, bool]:
+    """Remove the DOCTYPE (and its internal subset). Feeds need no DTD; entity declarations
+    are how billion-laughs and external-entity attacks arrive. Returns (data, had entities)."""
+    head = data[:4096]
+    start = head.find(b"<!DOCTYPE")
+    if start < 0:
+        start = head.find(b"<!doctype")
+        if start < 0:
+            return data, False
+    m = _DOCTYPE.match(data, start)
+    if not m:
+        return data, False
+    return data[:start] + data[m.end():], b"<!ENTITY" in m.group(0)
 
 
 def _valid_utf8(data: bytes) -> bool:

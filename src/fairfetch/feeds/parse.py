@@ -15,7 +15,7 @@ from lxml import etree
 
 from fairfetch.feeds._atom import read_atom
 from fairfetch.feeds._build import FeedBuilder, resolve
-from fairfetch.feeds._encoding import html_entities_to_refs, to_utf8
+from fairfetch.feeds._encoding import repair_references, strip_doctype, to_utf8
 from fairfetch.feeds._jsonfeed import json_version, read_json
 from fairfetch.feeds._rss import read_rss
 from fairfetch.feeds._xml import NS_ATOM03, NS_RSS090, XML_BASE, key_of, make_parser
@@ -27,7 +27,9 @@ __all__ = ["parse_feed"]
 _RSS_VERSIONS = {"0.91": "rss091", "0.92": "rss092", "0.93": "rss092", "0.94": "rss092",
                  "2.0": "rss20", "2.0.1": "rss20", "2": "rss20", "2.00": "rss20",
                  "0.90": "rss090", "0.9": "rss090", "1.0": "rss10"}
-_ENTITY_ERROR = 26  # libxml2 XML_ERR_UNDECLARED_ENTITY
+# libxml2 errors that repair_references fixes: undeclared entity, entity ref without name,
+# entity ref without semicolon.
+_REFERENCE_ERRORS = frozenset({26, 68, 23})
 
 
 def parse_feed(
@@ -122,21 +124,24 @@ def _detect(root: etree._Element) -> tuple[str | None, str | None]:
 
 def _parse_xml(data: bytes, url: str | None, headers: Mapping[str, str] | None) -> Feed:
     utf8, encoding, problems = to_utf8(data, headers)
+    utf8, had_entities = strip_doctype(utf8)
+    if had_entities:
+        problems.append("DTD entity declarations ignored")
     parser = make_parser()
     try:
         root = etree.fromstring(utf8, parser)
     except etree.XMLSyntaxError:
         root = None
     errors = [e for e in parser.error_log if e.level >= etree.ErrorLevels.ERROR]
-    if any(e.type == _ENTITY_ERROR for e in errors):
-        fixed = html_entities_to_refs(utf8)
+    if any(e.type in _REFERENCE_ERRORS for e in errors):
+        fixed = repair_references(utf8)
         if fixed != utf8:
             parser = make_parser()
             try:
                 root = etree.fromstring(fixed, parser)
             except etree.XMLSyntaxError:
                 root = None
-            problems.append("HTML entities in XML")
+            problems.append("undefined entities or bare ampersands repaired")
             errors = [e for e in parser.error_log if e.level >= etree.ErrorLevels.ERROR]
     if root is None:
         if looks_like_html(data):

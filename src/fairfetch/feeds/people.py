@@ -47,6 +47,8 @@ _RANK = {s: i for i, s in enumerate(SOURCE_ORDER)}
 
 _EMAIL = re.compile(r"[A-Za-z0-9._%+\-']+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")
 _NAME_ANGLE = re.compile(r"^\s*(?P<name>[^<]*?)\s*<(?:mailto:)?(?P<email>[^>]+)>\s*$")
+_NAME_PAREN_EMAIL = re.compile(
+    r"^\s*(?P<name>[^(]*?)\s*\(\s*(?:mailto:)?(?P<email>[^()\s@]+@[^()\s]+)\s*\)\s*$")
 _EMAIL_PAREN = re.compile(r"^\s*(?:mailto:)?(?P<email>\S+@\S+?)\s*\((?P<name>[^)]*)\)\s*$")
 
 _ROLE_NAMES = frozenset({
@@ -127,6 +129,9 @@ def parse_person(text: str | None) -> Person | None:
     text = text.strip()
     if not text:
         return None
+    m = _NAME_PAREN_EMAIL.match(text)
+    if m and "@" not in m.group("name"):
+        return Person(name=_clean(m.group("name")), email=m.group("email").strip())
     m = _EMAIL_PAREN.match(text)
     if m:
         email = m.group("email").strip()
