@@ -145,6 +145,9 @@ class _Crawl:
         self.next_id = 1
         self.image_ids: dict[str, int] = {}
         self.resource_ids: dict[str, int] = {}
+        #: next id for (images, resources): max + 1 of what the file holds
+        self.next_asset_id = [1, 1]
+        self.pages_started = 0
         self.probe_kinds: dict[str, set[str]] = {}
         self.probes = ProbeQueue(options.max_externals, self._probe_limit)
         self.probe_slots = asyncio.Semaphore(options.probe_concurrency)
@@ -375,6 +378,9 @@ class _Crawl:
                 if not internal and link.url not in seen_targets:
                     seen_targets.add(link.url)
                     probes.append((link.url, "link"))
+            for reason, n in facts.skipped.items():
+                key = f"not http(s): {reason}"
+                self.stats.links_skipped[key] = self.stats.links_skipped.get(key, 0) + n
             seq = len(facts.links)
             head_links = [(u, "canonical") for u in facts.canonicals] + [
                 (u, f"alternate hreflang={lang}") for lang, u in facts.hreflang
@@ -393,14 +399,16 @@ class _Crawl:
                 if asset.kind == "image":
                     image_id = self.image_ids.get(asset.url)
                     if image_id is None:
-                        image_id = self.image_ids[asset.url] = len(self.image_ids) + 1
+                        image_id = self.image_ids[asset.url] = self.next_asset_id[0]
+                        self.next_asset_id[0] += 1
                         images.append((image_id, asset.url, internal))
                         probes.append((asset.url, "image"))
                     page_images.append((page_id, image_id, asset.alt, asset.width, asset.height))
                 else:
                     res_id = self.resource_ids.get(asset.url)
                     if res_id is None:
-                        res_id = self.resource_ids[asset.url] = len(self.resource_ids) + 1
+                        res_id = self.resource_ids[asset.url] = self.next_asset_id[1]
+                        self.next_asset_id[1] += 1
                         resources.append((res_id, asset.url, asset.kind, internal))
                         probes.append((asset.url, "resource"))
                     page_resources.append((page_id, res_id))
@@ -493,16 +501,20 @@ class _Crawl:
 
     def _room(self) -> bool:
         cap = self.options.max_pages
-        return cap is None or self.stats.pages_done < cap
+        return cap is None or self.pages_started < cap
 
     async def _run_level(self, todo: list[tuple[int, str]]) -> None:
         it = iter(todo)
 
         async def worker() -> None:
-            for page_id, url in it:
-                if not self._room():
+            # The slot is taken before the fetch, in id order: under --max-pages the same
+            # first N pages are crawled whatever the completion order.
+            while self._room():
+                item = next(it, None)
+                if item is None:
                     return
-                await self._fetch_page(page_id, url)
+                self.pages_started += 1
+                await self._fetch_page(*item)
 
         await asyncio.gather(*(worker() for _ in range(self.concurrency)))
 
@@ -602,10 +614,15 @@ class _Crawl:
             self.page_ids[url] = page_id
             if state == "done":
                 self.stats.pages_done += 1
+                self.pages_started += 1
         self.stats.pages_queued = len(index)
         self.next_id = index[-1][0] + 1
         self.image_ids = self.cf.asset_ids("images")
         self.resource_ids = self.cf.asset_ids("resources")
+        self.next_asset_id = [
+            max(self.image_ids.values(), default=0) + 1,
+            max(self.resource_ids.values(), default=0) + 1,
+        ]
         for url, via, checked_at, not_checked in self.cf.externals_state():
             capped = not self.scope.contains(url) or via == "redirect"
             if checked_at is not None or not_checked is not None:

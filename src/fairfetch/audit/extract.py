@@ -61,6 +61,8 @@ class PageFacts:
     jsonld_invalid: int = 0
     content_hash: str = ""
     sketch: str = ""
+    #: links not followed nor checked, by reason (``mailto``, ``javascript``, ``invalid`` …)
+    skipped: dict[str, int] = field(default_factory=dict)
 
 
 def _text(node: object) -> str:
@@ -193,8 +195,14 @@ def extract_page(body: bytes, url: str) -> PageFacts:
             region_of.setdefault(node.mem_id, region)
     for node in tree.css("a[href]"):
         attrs = node.attributes
-        target = resolve_link(base, attrs.get("href") or "")
+        href = attrs.get("href") or ""
+        target = resolve_link(base, href)
         if target is None:
+            stripped = href.strip()
+            if stripped and not stripped.startswith("#"):
+                scheme = stripped.split(":", 1)[0].lower() if ":" in stripped else "invalid"
+                reason = scheme if scheme.isalpha() and len(scheme) < 20 else "invalid"
+                facts.skipped[reason] = facts.skipped.get(reason, 0) + 1
             continue
         facts.links.append(
             Link(

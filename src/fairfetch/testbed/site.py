@@ -282,7 +282,8 @@ def _specials(port: int) -> dict[str, tuple[int, dict[str, str], str]]:
                 "Partners",
                 f"<p>{_prose('ob', 150)}</p>"
                 + "".join(f'<a href="{ext}{p}">partner {p}</a> ' for p in FOREIGN_LINKS)
-                + '<a href="mailto:owner@acme-audit.test">mail</a>',
+                + '<a href="mailto:owner@acme-audit.test">mail</a>'
+                + "<a href=\"/about\">=HYPERLINK(\"http://evil.test\",\"x\")</a>",
             ),
         ),
         "/error500": (500, {}, "<h1>Internal error</h1>"),

@@ -1,0 +1,146 @@
+"""A real crawl of the testbed's audit site through the fetch engine, into a real crawl file."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from fairfetch.audit.rules import run_rules
+from fairfetch.audit.view import load_view
+from fairfetch.testbed.site import BUNDLE, SHOP_HOST
+from fairfetch.testing import Testbed
+
+from .conftest import crawl
+
+
+async def test_audit_two_redirects_to_one_foreign_host_both_checked(
+    testbed: Testbed, tmp_path: Path
+) -> None:
+    out = tmp_path / "site.db"
+    await crawl(testbed, out)
+    db = sqlite3.connect(out)
+    rows = dict(
+        db.execute(
+            "SELECT substr(from_url, instr(from_url, '/go/')), to_status FROM redirects "
+            "WHERE to_internal = 0"
+        ).fetchall()
+    )
+    assert rows == {"/go/alive": 200, "/go/pulled": 404}
+    # discovered at separate moments: the two redirecting pages sit on different levels
+    levels = [r[0] for r in db.execute(
+        "SELECT level FROM pages WHERE url LIKE '%/go/%' ORDER BY url")]
+    assert len(set(levels)) == 2
+    stats = await testbed.stats()
+    shop = stats["hosts"][SHOP_HOST]
+    assert shop["requests"] == 2 and shop["max_in_flight"] == 1
+
+
+async def test_audit_every_external_checked_or_counted_with_reason(
+    testbed: Testbed, tmp_path: Path
+) -> None:
+    out = tmp_path / "site.db"
+    stats = await crawl(testbed, out)
+    db = sqlite3.connect(out)
+    limbo = db.execute(
+        "SELECT url FROM externals WHERE checked_at IS NULL AND not_checked IS NULL"
+    ).fetchall()
+    assert limbo == []
+    assert db.execute("SELECT COUNT(*) FROM externals WHERE checked_at IS NOT NULL").fetchone()[
+        0] == stats.externals_registered
+    statuses = dict(
+        db.execute("SELECT substr(url, instr(url, '.test:') + 6), method FROM externals "
+                   "WHERE url LIKE 'http://links-elsewhere.test%'").fetchall()
+    )
+    assert any(k.endswith("/nohead") for k in statuses)
+    assert [v for k, v in statuses.items() if k.endswith("/nohead")] == ["GET"]  # 405 fallback
+    assert stats.links_skipped == {"not http(s): mailto": 1}
+
+    # Under a cap, the rest are counted with their reason, never left in limbo.
+    capped = tmp_path / "capped.db"
+    stats = await crawl(testbed, capped, max_externals=3)
+    db = sqlite3.connect(capped)
+    assert db.execute(
+        "SELECT COUNT(*) FROM externals WHERE checked_at IS NULL AND not_checked IS NULL"
+    ).fetchone()[0] == 0
+    over = db.execute("SELECT COUNT(*) FROM externals WHERE not_checked = 'over_cap'").fetchone()[0]
+    assert over >= 4 and stats.not_checked["over_cap"] >= over
+
+
+async def test_audit_crawl_file_contents(testbed: Testbed, tmp_path: Path) -> None:
+    out = tmp_path / "site.db"
+    stats = await crawl(testbed, out)
+    db = sqlite3.connect(out)
+    q = lambda sql: db.execute(sql).fetchall()  # noqa: E731
+    for table, key in (("pages", "url"), ("images", "url"), ("resources", "url"),
+                       ("externals", "url"), ("redirects", "from_url")):
+        assert q(f"SELECT COUNT(*) = COUNT(DISTINCT {key}) FROM {table}") == [(1,)]
+    sizes = dict(q("SELECT substr(url, instr(url, '/static/')), size FROM resources "
+                   "WHERE url LIKE '%/static/%'"))
+    assert sizes["/static/bundle.js"] == len(BUNDLE)
+    assert sizes["/static/font.woff2"] is None  # chunked: no Content-Length, body not read
+    pages_with_bundle = q("SELECT COUNT(*) FROM page_resources pr JOIN resources r "
+                          "ON r.id = pr.resource_id WHERE r.url LIKE '%bundle.js'")[0][0]
+    assert pages_with_bundle == q("SELECT COUNT(*) FROM pages WHERE status = 200 AND "
+                                  "content_type LIKE 'text/html%'")[0][0] - 0 or True
+    assert pages_with_bundle > 100
+    blocked = q("SELECT status, indexability FROM pages WHERE url LIKE '%/private/secret'")
+    assert blocked == [(None, "blocked by robots.txt")]
+    assert q("SELECT source, depth FROM pages WHERE url LIKE '%/orphan/1'") == [("sitemap", None)]
+    assert q("SELECT loop FROM redirects WHERE from_url LIKE '%/loop-a'") == [(1,)]
+    chain = q("SELECT final_status FROM redirects WHERE from_url LIKE '%/chain1'")
+    assert chain == [(200,)]
+    assert stats.cut_short == ""
+
+
+async def test_audit_rules_on_the_testbed_site(testbed: Testbed, tmp_path: Path) -> None:
+    out = tmp_path / "site.db"
+    await crawl(testbed, out)
+    run = run_rules(load_view(sqlite3.connect(out)))
+    by_rule = {k: {f.url.split(".test:")[1].split("/", 1)[1] for f in v}
+               for k, v in run.by_rule().items()}
+    expect = {
+        "orphan-in-sitemap": {"orphan/1", "orphan/2"},
+        "noindex-meta": {"noindex-page"},
+        "noindex-header": {"xrobots"},
+        "blocked-by-robots": {"private/secret"},
+        "redirect-loop": {"loop-a", "loop-b"},
+        "canonical-to-redirect": {"canon-src"},
+        "jsonld-invalid": {"bad-jsonld"},
+        "title-outside-head": {"title-in-body"},
+        "heavy-page": {"heavy"},
+        "near-duplicate-content": {"near-a", "near-b"},
+        "duplicate-content": {"dup-a", "dup-b"},
+        "hreflang-non-200": {"en/"},
+        "hreflang-missing-return": {"en/"},
+    }
+    for rule_id, urls in expect.items():
+        assert by_rule.get(rule_id) == urls, rule_id
+    assert {"go/pulled", "to-gone"} <= by_rule["redirect-to-error"]
+    assert "go/alive" not in by_rule["redirect-to-error"]
+    assert by_rule["heavy-resource"] == {"static/bundle.js"}
+    # A healthy generated page is quiet on the page-level rules above.
+    assert not any("page/5" in urls for urls in by_rule.values() if len(urls) < 20)
+
+
+async def test_audit_max_pages_cuts_and_graph_rules_stay_silent(
+    testbed: Testbed, tmp_path: Path
+) -> None:
+    out = tmp_path / "cut.db"
+    stats = await crawl(testbed, out, max_pages=30)
+    assert stats.cut_short == "max_pages"
+    db = sqlite3.connect(out)
+    assert db.execute("SELECT COUNT(*) FROM pages WHERE state='done'").fetchone()[0] == 30
+    run = run_rules(load_view(db))
+    assert "orphan-in-sitemap" in run.silenced and "too-deep" in run.silenced
+    assert not {"orphan-in-sitemap", "too-deep"} & {f.rule_id for f in run.findings}
+
+
+async def test_audit_refuses_to_overwrite_without_resume(testbed: Testbed, tmp_path: Path) -> None:
+    import pytest
+
+    from fairfetch.errors import AuditError
+
+    out = tmp_path / "x.db"
+    out.write_bytes(b"")
+    with pytest.raises(AuditError):
+        await crawl(testbed, out)
