@@ -184,11 +184,13 @@ class FeedBuilder:
         return "hash:" + hashlib.sha256(basis.encode("utf-8", "replace")).hexdigest()[:32]
 
     def finish(self) -> Feed:
-        counts: dict[str, int] = {}
+        # A guid shared by entries that are plainly different (other link or title) identifies
+        # none of them; the same entry repeated is a duplicate, dropped below.
+        sharers: dict[str, set[tuple[str | None, str | None]]] = {}
         for e in self.entries:
             if e.guid:
-                counts[e.guid] = counts.get(e.guid, 0) + 1
-        shared = {g for g, n in counts.items() if n > 1}
+                sharers.setdefault(e.guid, set()).add((e.link or e.alt_link, e.title))
+        shared = {g for g, variants in sharers.items() if len(variants) > 1}
         if shared:
             self.problems.append(f"{len(shared)} guid(s) shared by several entries: "
                                  "those entries are identified by link")
