@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from email import policy
 from email.message import EmailMessage
 from email.utils import format_datetime, parseaddr
 from functools import lru_cache
@@ -22,9 +23,13 @@ from urllib.parse import urljoin, urlsplit
 import nh3
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
-from selectolax.parser import HTMLParser  # type: ignore[attr-defined]
+from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
 __all__ = ["Links", "Rendered", "html_to_text", "message_id", "sanitise", "to_email"]
+
+#: Headers are not folded inside a long URL (some receivers read List-Unsubscribe unfolded only);
+#: 998 is RFC 5322's line limit.
+_POLICY = policy.SMTP.clone(max_line_length=998)
 
 _URL_ATTRS = {("a", "href"), ("img", "src"), ("source", "src"), ("video", "src"),
               ("audio", "src"), ("video", "poster")}
@@ -115,7 +120,7 @@ def to_email(
     date: datetime,
     extra_headers: Mapping[str, str] | None = None,
 ) -> EmailMessage:
-    msg = EmailMessage()
+    msg = EmailMessage(policy=_POLICY)
     msg["From"] = mail_from
     msg["To"] = to
     msg["Subject"] = r.subject
@@ -167,13 +172,15 @@ def item(
 ) -> Rendered:
     feed_title = _title(feed.get("title"), feed["url"])
     entry_title = _title(entry.get("title"), "(untitled)")
-    base = entry.get("link") or feed.get("link") or feed["url"]
+    site = urljoin(feed["url"], feed.get("link") or feed["url"])
+    entry_link = urljoin(site, entry["link"]) if entry.get("link") else None
+    base = entry_link or site
     body = sanitise(entry.get("content") or entry.get("summary"), base)
     unsubscribe = links.url(f"/unsubscribe/{sub['manage_token']}")
     ctx = {
         "feed_title": feed_title,
         "entry_title": entry_title,
-        "entry_link": urljoin(base, entry["link"]) if entry.get("link") else None,
+        "entry_link": entry_link,
         "published": entry.get("published"),
         "categories": entry.get("categories") or [],
         "body_html": Markup(body),  # noqa: S704 - sanitised by nh3 above
@@ -210,12 +217,13 @@ def digest(
                 "entries": [],
             },
         )
-        base = it.get("link") or it.get("feed_link") or it["feed_url"]
-        body = sanitise(it.get("summary") or it.get("content"), base)
+        site = urljoin(it["feed_url"], it.get("feed_link") or it["feed_url"])
+        link = urljoin(site, it["link"]) if it.get("link") else None
+        body = sanitise(it.get("summary") or it.get("content"), link or site)
         g["entries"].append(
             {
                 "title": _title(it.get("title"), "(untitled)"),
-                "link": urljoin(base, it["link"]) if it.get("link") else None,
+                "link": link,
                 "published": it.get("published"),
                 "body_html": Markup(body),  # noqa: S704 - sanitised by nh3 above
                 "body_text": html_to_text(body)[:500],

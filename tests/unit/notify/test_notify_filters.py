@@ -1,0 +1,100 @@
+"""The category filter, in both directions, and the newness guard."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fairfetch.notify.filters import CategoryFilter, parse_categories
+from fairfetch.notify.newness import NewnessLimits, identity_variants, is_news
+
+
+@pytest.mark.parametrize(
+    ("only", "exclude", "categories", "kept"),
+    [
+        # no filter keeps everything, with or without categories
+        ((), (), ["Tech"], True),
+        ((), (), [], True),
+        # only: keeps an entry in a wanted category, drops one in none of them
+        (("tech",), (), ["Tech", "Life"], True),
+        (("tech",), (), ["Life"], False),
+        (("tech",), (), [], False),
+        (("tech", "science"), (), ["Science"], True),
+        # except: drops an entry in an unwanted category, keeps the rest
+        ((), ("sport",), ["Sport"], False),
+        ((), ("sport",), ["Sport", "Tech"], False),
+        ((), ("sport",), ["Tech"], True),
+        ((), ("sport",), [], True),
+        # both: wanted and not unwanted
+        (("tech",), ("rumour",), ["Tech"], True),
+        (("tech",), ("rumour",), ["Tech", "Rumour"], False),
+        # case and spacing do not matter
+        (("  Machine   Learning ",), (), ["machine learning"], True),
+        ((), ("SPORT",), ["sport "], False),
+    ],
+)
+def test_notify_filter_table(only, exclude, categories, kept):
+    assert CategoryFilter.of(only, exclude).accepts(categories) is kept
+
+
+def test_notify_filter_parse_categories():
+    assert parse_categories("News, tech ,, News") == ["news", "tech"]
+    assert parse_categories(None) == []
+    assert parse_categories(["A b", "a  B"]) == ["a b"]
+
+
+_cat = st.sampled_from(["a", "b", "c", "d"])
+
+
+@given(st.sets(_cat), st.sets(_cat), st.sets(_cat))
+def test_notify_filter_laws(only, exclude, cats):
+    flt = CategoryFilter.of(only, exclude)
+    kept = flt.accepts(cats)
+    # kept exactly when (no only-list or some wanted category) and no unwanted category
+    assert kept == ((not only or bool(cats & only)) and not (cats & exclude))
+    # "only X" and "all but X" split the entries carrying X or not between them
+    for c in "abcd":
+        assert CategoryFilter.of([c], []).accepts(cats) != CategoryFilter.of([], [c]).accepts(
+            cats
+        )
+
+
+NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
+
+
+def test_notify_newness_keeps_recent_and_undated():
+    assert is_news(None, feed_newest=NOW, seen_at=NOW)
+    assert is_news(NOW - timedelta(hours=3), feed_newest=NOW, seen_at=NOW)
+    assert is_news(NOW + timedelta(days=2), feed_newest=NOW, seen_at=NOW)
+    # exactly at the limits is still news
+    assert is_news(NOW - timedelta(days=7), feed_newest=NOW, seen_at=NOW)
+
+
+def test_notify_newness_drops_republished_old_items():
+    # published long before the feed's newest entry
+    assert not is_news(NOW - timedelta(days=8), feed_newest=NOW, seen_at=NOW)
+    # a feed that re-emits its archive moves its newest too: the age limit still catches it
+    old = NOW - timedelta(days=400)
+    assert not is_news(old, feed_newest=old, seen_at=NOW)
+
+
+def test_notify_newness_limits_are_configurable():
+    lax = NewnessLimits(behind_newest=None, max_age=None)
+    assert is_news(NOW - timedelta(days=400), feed_newest=NOW, seen_at=NOW, limits=lax)
+    strict = NewnessLimits(behind_newest=timedelta(hours=1), max_age=timedelta(days=1))
+    assert not is_news(NOW - timedelta(hours=2), feed_newest=NOW, seen_at=NOW, limits=strict)
+    assert is_news(NOW - timedelta(minutes=30), feed_newest=NOW, seen_at=NOW, limits=strict)
+
+
+def test_notify_identity_variants():
+    v = identity_variants("http://www.Example.com/post/1")
+    assert v[0] == "http://www.Example.com/post/1"
+    assert "https://example.com/post/1" in v
+    assert "https://example.com/post/1/" in v
+    assert "http://www.example.com/post/1" in v
+    # another path is another entry
+    assert "https://example.com/post/2" not in v
+    assert identity_variants("tag:example.com,2024:1") == ["tag:example.com,2024:1"]

@@ -1,0 +1,98 @@
+"""Messages as a mail client parses them: multipart/alternative, text then HTML, RFC 8058."""
+
+from __future__ import annotations
+
+import email
+from datetime import UTC, datetime
+from email import policy
+
+from fairfetch.notify import render
+
+LINKS = render.Links("https://news.example.test")
+NOW = datetime(2026, 5, 1, 9, tzinfo=UTC)
+FEED = {"id": 3, "url": "https://blog.example.test/feed.xml", "title": "Example Blog",
+        "link": "https://blog.example.test/"}
+SUB = {"email": "ana@example.test", "manage_token": "MTOKEN", "confirm_token": "CTOKEN",
+       "mode": "realtime"}
+HOSTILE = (
+    '<p onclick="steal()">Hello <a href="/post/1">relative</a> '
+    '<a href="javascript:alert(1)">js</a><img src="img/a.png" onerror="x()"></p>'
+    "<script>alert('feed')</script><iframe src='https://evil.test'></iframe>"
+)
+ENTRY = {"title": "Post <One>", "link": "https://blog.example.test/post/1", "content": HOSTILE,
+         "summary": None, "published": NOW, "categories": ["Tech"]}
+
+
+def _parse(msg):
+    return email.message_from_bytes(msg.as_bytes(), policy=policy.default)
+
+
+def _check_structure(parsed):
+    assert parsed.get_content_type() == "multipart/alternative"
+    parts = list(parsed.iter_parts())
+    assert [p.get_content_type() for p in parts] == ["text/plain", "text/html"]
+    return parts[0].get_content(), parts[1].get_content()
+
+
+def test_notify_item_message_shape_and_headers():
+    r = render.item(SUB, FEED, ENTRY, LINKS)
+    msg = render.to_email(r, to=SUB["email"], mail_from="fairfetch <mail@news.example.test>",
+                          msg_id=render.message_id("abc", "fairfetch <mail@news.example.test>"),
+                          date=NOW)
+    parsed = _parse(msg)
+    text, html = _check_structure(parsed)
+    assert parsed["Subject"] == "[Example Blog] Post <One>"
+    assert parsed["Message-ID"] == "<abc@news.example.test>"
+    assert parsed["List-Unsubscribe"] == "<https://news.example.test/unsubscribe/MTOKEN>"
+    assert parsed["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    assert "feed-3.news.example.test" in parsed["List-Id"]
+    # the feed's script, handlers, javascript: links and iframes are gone
+    lowered = html.lower()
+    for bad in ("<script", "onclick", "onerror", "javascript:", "<iframe", "alert('feed')"):
+        assert bad not in lowered
+    # relative links were made absolute against the entry's URL; visible unsubscribe link
+    assert 'href="https://blog.example.test/post/1"' in html
+    assert 'src="https://blog.example.test/post/img/a.png"' in html
+    assert "https://news.example.test/unsubscribe/MTOKEN" in html
+    assert "https://news.example.test/unsubscribe/MTOKEN" in text
+    assert "Post &lt;One&gt;" in html  # the title is escaped, not markup
+    assert "Hello" in text and "<p" not in text
+
+
+def test_notify_digest_message_groups_feeds():
+    items = [
+        {"feed_id": 3, "feed_title": "Example Blog", "feed_url": FEED["url"],
+         "feed_link": FEED["link"], "manage_token": "M3", "title": f"Post {i}",
+         "link": f"/p/{i}", "summary": "<b>bold</b><script>x()</script>", "content": None,
+         "published": NOW}
+        for i in range(3)
+    ] + [
+        {"feed_id": 4, "feed_title": "Other", "feed_url": "https://other.test/f",
+         "feed_link": None, "manage_token": "M4", "title": "Elsewhere", "link": None,
+         "summary": None, "content": None, "published": None}
+    ]
+    r = render.digest({"token": "RTOKEN"}, "daily@08", items, LINKS,
+                      exhausted_feeds=["Example Blog"])
+    assert r.subject == "Daily digest: 4 new items from Example Blog, Other"
+    msg = render.to_email(r, to="ana@example.test", mail_from="f@news.example.test",
+                          msg_id="<d1@news.example.test>", date=NOW)
+    parsed = _parse(msg)
+    text, html = _check_structure(parsed)
+    assert parsed["List-Unsubscribe"] == (
+        "<https://news.example.test/unsubscribe/digest/RTOKEN/daily@08>"
+    )
+    assert parsed["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    assert "<script" not in html.lower()
+    assert 'href="https://blog.example.test/p/2"' in html
+    assert "https://news.example.test/unsubscribe/M4" in html  # per-feed link too
+    assert "credit has run out" in text and "credit has run out" in html
+
+
+def test_notify_confirmation_message():
+    r = render.confirmation(SUB, FEED, LINKS)
+    msg = render.to_email(r, to=SUB["email"], mail_from="f@x.test", msg_id="<c@x.test>",
+                          date=NOW)
+    text, html = _check_structure(_parse(msg))
+    assert "https://news.example.test/confirm/CTOKEN" in text
+    assert "https://news.example.test/confirm/CTOKEN" in html
+    assert r.subject == "Confirm your subscription to Example Blog"
