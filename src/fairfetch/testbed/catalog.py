@@ -188,6 +188,7 @@ def build_sites(seed: int, options: TestbedOptions) -> dict[str, Site]:
             host=host, behaviour="podcast", kind="podcast", feed_path="/podcast.xml",
             format="rss20", title=f"The {title(r)} Podcast", author=person(r),
             email=f"host@{host}", period=period, phase=r.uniform(0, period),
+            hint=7 * DAY,  # podcast:updateFrequency FREQ=WEEKLY
         ))
     r = rng(seed, "podcast-empty")
     add(Site(

@@ -32,10 +32,9 @@ def _gzip_bomb(size: int) -> bytes:
     block = comp.compress(filler) + comp.flush(zlib.Z_FULL_FLUSH)
     tail = comp.compress(filler[:rest]) + comp.flush(zlib.Z_FINISH)
     crc = zlib.crc32(BOMB_PREFIX)
-    block_crc_cache = crc
     for _ in range(blocks):
-        block_crc_cache = zlib.crc32(filler, block_crc_cache)
-    crc = zlib.crc32(filler[:rest], block_crc_cache)
+        crc = zlib.crc32(filler, crc)
+    crc = zlib.crc32(filler[:rest], crc)
     total = len(BOMB_PREFIX) + blocks * _CHUNK + rest
     header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"
     trailer = struct.pack("<II", crc & 0xFFFFFFFF, total & 0xFFFFFFFF)

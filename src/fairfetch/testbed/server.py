@@ -133,6 +133,7 @@ class Testbed:
         self._cache: OrderedDict[tuple[str, str, int], Rendered] = OrderedDict()
         self._gates: list[Gate] = []
         self._throttles = 0
+        self._specs: tuple[tuple[int, int], list[FeedSpec]] | None = None
         self._runner: web.AppRunner | None = None
         self._closing: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -537,6 +538,12 @@ class Testbed:
         return web.Response(status=404, text="unknown control endpoint\n")
 
     def _all_specs(self) -> list[FeedSpec]:
+        key = (self.base_port, len(self._families))
+        if self._specs is None or self._specs[0] != key:
+            self._specs = (key, self._build_specs())
+        return self._specs[1]
+
+    def _build_specs(self) -> list[FeedSpec]:
         groups: dict[str, list[FeedSpec]] = {}
         edges: list[FeedSpec] = []
         for site in self.sites.values():

@@ -18,7 +18,7 @@ from fairfetch.testing import Testbed, running_testbed
 
 #: A small web keeps start-up and catalogue walks quick; behaviours do not depend on the size.
 SMALL = {"blogs": 40, "letterbox": 30, "letterbox_custom": 5, "podcasts": 5, "growing": 3,
-         "edge_copies": 1, "start": 1_767_225_600.0}
+         "edge_copies": 1, "start": 1_767_225_600.0, "drip_interval": 0.05}
 
 
 class TestResolver(AbstractResolver):
