@@ -83,6 +83,13 @@ class Gate:
         async with self._changed:
             await self._changed.wait_for(lambda: self.arrived >= n)
 
+    def wait_arrived_blocking(self, n: int, timeout: float | None = None) -> None:
+        """:meth:`wait_arrived` for a thread other than the testbed's (``testbed_thread``)."""
+        if self._loop is None:
+            raise RuntimeError("the testbed is not running")
+        future = asyncio.run_coroutine_threadsafe(self.wait_arrived(n), self._loop)
+        future.result(timeout)
+
     def open(self) -> None:
         """Let every held and future matching request through; the gate is then removed."""
         loop = self._loop

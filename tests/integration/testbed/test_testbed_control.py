@@ -129,3 +129,30 @@ def test_testbed_thread_serves_sync_callers() -> None:
             conn.close()
         assert first != second
         assert tb.snapshot()["hosts"][spec.host]["requests"] == 2
+
+
+def test_gate_works_across_threads() -> None:
+    import threading
+
+    with testbed_thread(seed=2, **SMALL) as tb:
+        spec = tb.catalog(n=1, behaviours=["blog"])[0]
+        gate = tb.hold(spec.host)
+        results: list[int] = []
+
+        def get() -> None:
+            conn = http.client.HTTPConnection("127.0.0.1", tb.base_port, timeout=10)
+            path = spec.url.split(str(tb.base_port), 1)[1]
+            conn.request("GET", path, headers={"Host": spec.host})
+            results.append(conn.getresponse().status)
+            conn.close()
+
+        workers = [threading.Thread(target=get) for _ in range(2)]
+        for w in workers:
+            w.start()
+        gate.wait_arrived_blocking(2, timeout=10)
+        assert tb.snapshot()["hosts"][spec.host]["in_flight"] == 2
+        assert results == []
+        gate.open()
+        for w in workers:
+            w.join()
+        assert results == [200, 200]
