@@ -9,11 +9,12 @@ A *family* answers for a set of virtual hosts. It is any object with::
 and, optionally::
 
     platform: str | None                        # backend name, aggregated in stats["platforms"]
-    def catalog(self, ctx: TestbedContext) -> Iterable[FeedSpec]: ...   # feeds it serves
+    def catalog(self, testbed: Testbed) -> Iterable[FeedSpec]: ...     # feeds it serves
 
-Inside ``handle``, ``request.app[CONTEXT]`` is the :class:`~fairfetch.testbed.server.TestbedContext`
-(``seed``, ``clock``, ``port``, ``url(host, path)``), so a family can be deterministic from the seed
-and publish on the testbed clock. Built-in hosts are routed first; families are asked in
+Inside ``handle``, ``request.app[fairfetch.testbed.CONTEXT]`` is the running
+:class:`~fairfetch.testbed.server.Testbed` (``seed``, ``clock``, ``base_port``,
+``url(host, path)``), so a family can be deterministic from the seed and publish on the testbed
+clock. Built-in hosts are routed first; families are asked in
 registration order for any other host. The audit website (``testbed/site.py``) and the
 YouTube-like WebSub hub (``testbed/youtube.py``) register themselves at import; the server imports
 those modules when they exist.
