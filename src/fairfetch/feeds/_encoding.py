@@ -82,8 +82,16 @@ def _sniff_utf16(data: bytes) -> str | None:
     return None
 
 
-def to_utf8(data: bytes, headers: Mapping[str, str] | None) -> tuple[bytes, str, list[str]]:
-    """UTF-8 bytes for the parser, the encoding they were read as, and what had to be fixed."""
+def to_utf8(
+    data: bytes, headers: Mapping[str, str] | None, *, trust_utf8: bool = False
+) -> tuple[bytes, str, list[str]]:
+    """UTF-8 bytes for the parser, the encoding they were read as, and what had to be fixed.
+
+    With ``trust_utf8`` a document that claims (or defaults to) UTF-8 is not validated here:
+    libxml2 validates it while parsing, and the caller starts over without the flag when the
+    parser reports an encoding error. That keeps the common case to a single pass over the bytes.
+    Control characters are likewise left to the caller on that path.
+    """
     problems: list[str] = []
     bom, skip = _bom(data)
     if skip:
@@ -121,9 +129,7 @@ def to_utf8(data: bytes, headers: Mapping[str, str] | None) -> tuple[bytes, str,
             if enc.startswith(("utf-16", "utf-32")):
                 continue  # declared wide but the bytes are narrow: not that
             if enc == "utf-8":
-                try:
-                    data.decode("utf-8")
-                except UnicodeDecodeError:
+                if not trust_utf8 and not _valid_utf8(data):
                     continue
                 chosen = "utf-8"
                 break
@@ -148,10 +154,18 @@ def to_utf8(data: bytes, headers: Mapping[str, str] | None) -> tuple[bytes, str,
             except LookupError:
                 text = data.decode("utf-8", errors="replace")
             data = text.encode("utf-8")
-    if _CONTROL.search(data):
-        data = _CONTROL.sub(b"", data)
-        problems.append("control characters removed")
+    if not trust_utf8:
+        data, removed = strip_controls(data)
+        if removed:
+            problems.append("control characters removed")
     return data, chosen, problems
+
+
+def strip_controls(data: bytes) -> tuple[bytes, bool]:
+    """Remove the C0 control characters XML forbids (libxml2 would stop or drop text at them)."""
+    if _CONTROL.search(data):
+        return _CONTROL.sub(b"", data), True
+    return data, False
 
 
 _REPAIR = re.compile(

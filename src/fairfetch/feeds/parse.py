@@ -30,6 +30,9 @@ _RSS_VERSIONS = {"0.91": "rss091", "0.92": "rss092", "0.93": "rss092", "0.94": "
 # libxml2 errors that repair_references fixes: undeclared entity, entity ref without name,
 # entity ref without semicolon.
 _REFERENCE_ERRORS = frozenset({26, 68, 23})
+# libxml2 errors that mean the bytes are not what the fast path assumed: invalid char (9),
+# invalid char value (? in PCDATA, 9/83), encoding errors (81, 82), unsupported encoding (32).
+_ENCODING_ERRORS = frozenset({9, 32, 81, 82, 83})
 
 
 def parse_feed(
@@ -122,27 +125,32 @@ def _detect(root: etree._Element) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _parse_xml(data: bytes, url: str | None, headers: Mapping[str, str] | None) -> Feed:
-    utf8, encoding, problems = to_utf8(data, headers)
-    utf8, had_entities = strip_doctype(utf8)
-    if had_entities:
-        problems.append("DTD entity declarations ignored")
+def _parse_tree(utf8: bytes) -> tuple[etree._Element | None, list[etree._LogEntry]]:
     parser = make_parser()
     try:
         root = etree.fromstring(utf8, parser)
     except etree.XMLSyntaxError:
         root = None
-    errors = [e for e in parser.error_log if e.level >= etree.ErrorLevels.ERROR]
+    return root, [e for e in parser.error_log if e.level >= etree.ErrorLevels.ERROR]
+
+
+def _parse_xml(data: bytes, url: str | None, headers: Mapping[str, str] | None) -> Feed:
+    # Fast path: trust a UTF-8 claim and let libxml2 validate while it parses (one pass).
+    # Only when it reports bad bytes or forbidden characters is the document examined closely.
+    utf8, encoding, problems = to_utf8(data, headers, trust_utf8=True)
+    utf8, had_entities = strip_doctype(utf8)
+    root, errors = _parse_tree(utf8)
+    if any(e.type in _ENCODING_ERRORS for e in errors):
+        utf8, encoding, problems = to_utf8(data, headers)
+        utf8, had_entities = strip_doctype(utf8)
+        root, errors = _parse_tree(utf8)
+    if had_entities:
+        problems.append("DTD entity declarations ignored")
     if any(e.type in _REFERENCE_ERRORS for e in errors):
         fixed = repair_references(utf8)
         if fixed != utf8:
-            parser = make_parser()
-            try:
-                root = etree.fromstring(fixed, parser)
-            except etree.XMLSyntaxError:
-                root = None
+            root, errors = _parse_tree(fixed)
             problems.append("undefined entities or bare ampersands repaired")
-            errors = [e for e in parser.error_log if e.level >= etree.ErrorLevels.ERROR]
     if root is None:
         if looks_like_html(data):
             return _not_a_feed("not a feed", [*problems, "HTML document"])

@@ -74,6 +74,8 @@ _PLATFORM_NAMES = frozenset({
     "podcastindex", "omny studio", "art19", "iheartradio", "audioboom", "redcircle", "riverside",
 })
 
+_PLATFORM_TEAMS = frozenset({p + s for p in _PLATFORM_NAMES for s in (" team", " staff")})
+
 _NETWORKS: tuple[tuple[str, str], ...] = (
     ("twitter.com", "x"), ("x.com", "x"), ("bsky.app", "bluesky"), ("github.com", "github"),
     ("gitlab.com", "gitlab"), ("linkedin.com", "linkedin"), ("facebook.com", "facebook"),
@@ -171,7 +173,7 @@ def is_person_name(name: str | None, feed_title: str | None = None) -> bool:
     bare = n.removeprefix("the ")
     if n in _ROLE_NAMES or bare in _ROLE_NAMES or n in _PLATFORM_NAMES:
         return False
-    if any(n == p + " team" or n == p + " staff" for p in _PLATFORM_NAMES):
+    if n in _PLATFORM_TEAMS:
         return False
     if feed_title and n == _norm(feed_title).strip(" .:-"):
         return False

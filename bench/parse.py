@@ -1,0 +1,203 @@
+"""Parse speed and field agreement: parse_feed next to feedparser and fastfeedparser.
+
+Same corpus, same run, ratios printed (absolute times are noise on shared machines).
+
+    .venv/bin/python bench/parse.py [--feeds N] [--items N] [--repeat N]
+
+Speed corpus: generated content-heavy RSS 2.0 and Atom 1.0 feeds (long HTML bodies in
+content:encoded / atom:content, as blogs and newsletters ship them). Agreement: every field both
+model (titles, links, ids, dates, authors, enclosures, categories), against feedparser, on the
+speed corpus and on tests/data/feeds/agreement/ (many small feeds of every XML format).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "unit" / "feeds"))
+sys.path.insert(0, str(ROOT / "src"))
+
+import feedparser  # noqa: E402
+from agreement import (  # noqa: E402
+    Agreement,
+    compare,
+    fastfeedparser_view,
+    feedparser_view,
+    ours,
+)
+
+from fairfetch.feeds import parse_feed  # noqa: E402
+
+try:
+    import fastfeedparser
+except ImportError:  # bench extra not installed
+    fastfeedparser = None
+
+WORDS = ("the of and to in is that for it as with was on be at by this had not are but from or "
+         "have an they which one you were her all she there would their we him been has when who "
+         "will more no if out so said what up its about into than them can only other new some "
+         "could time these two may then do first any my now such like our over man me even most "
+         "café naïve résumé — “quoted” 日本語").split()
+
+
+def _para(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n))
+
+
+def _html(rng: random.Random, size: int) -> str:
+    parts: list[str] = []
+    total = 0
+    while total < size:
+        p = f"<p>{_para(rng, 60)} <a href=\"https://example.com/{rng.randrange(10**6)}\">link</a>" \
+            f" <em>{_para(rng, 5)}</em></p>\n"
+        if rng.random() < 0.1:
+            p += f'<figure><img src="https://cdn.example.com/{rng.randrange(10**6)}.jpg" ' \
+                 f'alt="{_para(rng, 3)}"/></figure>\n'
+        parts.append(p)
+        total += len(p)
+    return "".join(parts)
+
+
+def _date(rng: random.Random) -> time.struct_time:
+    return time.gmtime(1_500_000_000 + rng.randrange(200_000_000))
+
+
+def content_rss(rng: random.Random, n: int, items: int, body: int) -> bytes:
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           '<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" '
+           'xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:atom="http://www.w3.org/2005/Atom">',
+           "<channel>", f"<title>Blog {n}: {_para(rng, 3)}</title>",
+           f"<link>https://blog{n}.example.com/</link>",
+           f"<description>{escape(_para(rng, 12))}</description>",
+           f'<atom:link rel="self" href="https://blog{n}.example.com/feed"/>',
+           "<generator>WordPress 6.4</generator>"]
+    for i in range(items):
+        link = f"https://blog{n}.example.com/{i}/{rng.randrange(10**6)}"
+        out += ["<item>", f"<title>{escape(_para(rng, 8))}</title>", f"<link>{link}</link>",
+                f"<dc:creator><![CDATA[{rng.choice(['Ann Lee', 'Bo Park', 'Cy Vance'])}]]>"
+                "</dc:creator>",
+                f"<pubDate>{time.strftime('%a, %d %b %Y %H:%M:%S +0000', _date(rng))}</pubDate>",
+                f"<category><![CDATA[{rng.choice(['News', 'Tech', 'Life'])}]]></category>",
+                f'<guid isPermaLink="false">https://blog{n}.example.com/?p={i}</guid>',
+                f"<description><![CDATA[{_para(rng, 40)} [&#8230;]]]></description>",
+                f"<content:encoded><![CDATA[{_html(rng, body)}]]></content:encoded>"]
+        if rng.random() < 0.2:
+            out.append(f'<enclosure url="https://cdn.example.com/{n}/{i}.mp3" '
+                       f'length="{rng.randrange(10**8)}" type="audio/mpeg"/>')
+        out.append("</item>")
+    out += ["</channel>", "</rss>"]
+    return "\n".join(out).encode("utf-8")
+
+
+def content_atom(rng: random.Random, n: int, items: int, body: int) -> bytes:
+    out = ['<?xml version="1.0" encoding="utf-8"?>',
+           '<feed xmlns="http://www.w3.org/2005/Atom">',
+           f"<title>Atom blog {n}</title>",
+           f'<link rel="alternate" type="text/html" href="https://atom{n}.example.com/"/>',
+           f'<link rel="self" href="https://atom{n}.example.com/atom.xml"/>',
+           f"<id>https://atom{n}.example.com/</id>",
+           f"<updated>{time.strftime('%Y-%m-%dT%H:%M:%SZ', _date(rng))}</updated>"]
+    for i in range(items):
+        out += ["<entry>", f"<title>{escape(_para(rng, 8))}</title>",
+                f'<link rel="alternate" type="text/html" href="https://atom{n}.example.com/{i}"/>',
+                f"<id>tag:atom{n}.example.com,2020:{i}</id>",
+                f"<published>{time.strftime('%Y-%m-%dT%H:%M:%SZ', _date(rng))}</published>",
+                f"<updated>{time.strftime('%Y-%m-%dT%H:%M:%S+02:00', _date(rng))}</updated>",
+                f"<author><name>{rng.choice(['Ann Lee', 'Bo Park'])}</name></author>",
+                f'<category term="{rng.choice(["News", "Tech"])}"/>',
+                f'<summary type="html">{escape(_para(rng, 30))}</summary>',
+                f'<content type="html">{escape(_html(rng, body))}</content>', "</entry>"]
+    out.append("</feed>")
+    return "\n".join(out).encode("utf-8")
+
+
+def corpus(feeds: int, items: int, body: int) -> list[bytes]:
+    rng = random.Random(42)
+    docs = []
+    for n in range(feeds):
+        make = content_rss if n % 2 == 0 else content_atom
+        docs.append(make(rng, n, items, body))
+    return docs
+
+
+def _time(fn: Callable[[bytes], Any], docs: list[bytes], repeat: int) -> tuple[float, int]:
+    best = float("inf")
+    entries = 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        entries = 0
+        for d in docs:
+            result = fn(d)
+            entries += len(result.entries if hasattr(result, "entries") else result["entries"])
+        best = min(best, time.perf_counter() - start)
+    return best, entries
+
+
+def _agreement(docs: list[bytes], which: str) -> Agreement:
+    total = Agreement()
+    for d in docs:
+        reference = feedparser_view(feedparser.parse(d))
+        if which == "ours":
+            view = ours(parse_feed(d))
+        else:
+            try:
+                view = fastfeedparser_view(fastfeedparser.parse(d))
+            except Exception:
+                view = {"feed": {"title": None, "link": None}, "entries": []}
+        total.add(compare(view, reference))
+    return total
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--feeds", type=int, default=20)
+    ap.add_argument("--items", type=int, default=30)
+    ap.add_argument("--body", type=int, default=12_000, help="bytes of HTML per entry")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+
+    docs = corpus(args.feeds, args.items, args.body)
+    mb = sum(map(len, docs)) / 1e6
+    print(f"speed corpus: {len(docs)} content-heavy feeds (RSS 2.0 + Atom 1.0), "
+          f"{args.items} entries each, {mb:.1f} MB")
+
+    parsers: list[tuple[str, Callable[[bytes], Any]]] = [("parse_feed", parse_feed)]
+    if fastfeedparser is not None:
+        parsers.append(("fastfeedparser", fastfeedparser.parse))
+    parsers.append(("feedparser", feedparser.parse))
+    results: dict[str, tuple[float, int]] = {}
+    for name, fn in parsers:
+        repeat = 1 if name == "feedparser" else args.repeat
+        results[name] = _time(fn, docs, repeat)
+
+    base_t = results["feedparser"][0]
+    print(f"\n{'parser':<16}{'MB/s':>10}{'entries/s':>12}{'x feedparser':>14}")
+    for name, (t, n) in results.items():
+        print(f"{name:<16}{mb / t:>10.1f}{n / t:>12.0f}{base_t / t:>14.1f}")
+    if "fastfeedparser" in results:
+        ratio = results["fastfeedparser"][0] / results["parse_feed"][0]
+        print(f"\nparse_feed / fastfeedparser speed ratio: {ratio:.2f}x")
+
+    small = [p.read_bytes() for p in sorted(
+        (ROOT / "tests" / "data" / "feeds" / "agreement").glob("*.xml"))]
+    print("\nfield agreement with feedparser (titles, links, ids, dates, authors, enclosures, "
+          "categories):")
+    for label, set_ in (("speed corpus", docs), (f"agreement corpus ({len(small)} feeds)", small)):
+        for which in ("ours", "fastfeedparser") if fastfeedparser else ("ours",):
+            a = _agreement(set_, which)
+            name = "parse_feed" if which == "ours" else which
+            extra = f", {a.derived} derived by contract" if a.derived else ""
+            print(f"  {label:<30} {name:<16} {100 * a.ratio:6.2f}%  "
+                  f"({a.agree}/{a.total}{extra})")
+
+
+if __name__ == "__main__":
+    main()
