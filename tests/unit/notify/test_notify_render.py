@@ -56,7 +56,8 @@ def test_notify_item_message_shape_and_headers():
     assert "https://news.example.test/unsubscribe/MTOKEN" in html
     assert "https://news.example.test/unsubscribe/MTOKEN" in text
     assert "Post &lt;One&gt;" in html  # the title is escaped, not markup
-    assert "Hello" in text and "<p" not in text
+    assert "Hello" in text
+    assert "<p" not in text
 
 
 def test_notify_digest_message_groups_feeds():
@@ -85,7 +86,8 @@ def test_notify_digest_message_groups_feeds():
     assert "<script" not in html.lower()
     assert 'href="https://blog.example.test/p/2"' in html
     assert "https://news.example.test/unsubscribe/M4" in html  # per-feed link too
-    assert "credit has run out" in text and "credit has run out" in html
+    assert "credit has run out" in text
+    assert "credit has run out" in html
 
 
 def test_notify_confirmation_message():

@@ -78,7 +78,8 @@ def test_notify_issue_properties(after, zone_name, hour, weekday, mode):
     tz = ZoneInfo(zone_name)
     got = next_issue(after, mode, hour, weekday, zone_name)
     assert got > after
-    assert got.tzinfo is not None and got.utcoffset() == timedelta(0)
+    assert got.tzinfo is not None
+    assert got.utcoffset() == timedelta(0)
     span = timedelta(days=1 if mode == "daily" else 7)
     assert got - after <= span + timedelta(hours=3)
     local = got.astimezone(tz)
