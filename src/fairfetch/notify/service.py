@@ -41,6 +41,8 @@ class SendReport:
     #: the pass stopped early because the server asked us to slow down (or was unreachable)
     deferred: bool = False
     errors: list[str] = field(default_factory=list)
+    #: readers flagged during this pass (rows fetched earlier must not be attempted)
+    flagged_readers: set[int] = field(default_factory=set)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -146,6 +148,8 @@ async def _deliver(
     report: SendReport,
 ) -> bool:
     """One outbox row. Returns False when the pass should stop (temporary failure)."""
+    if row["reader_id"] in report.flagged_readers:
+        row = {**row, "flagged_at": now}
     prep = _prepare(store, settings, row, now)
     if prep.msg is None:
         repo.cancel(store, row["id"], prep.cancel_reason or "cancelled",
@@ -163,7 +167,9 @@ async def _deliver(
         flagged = repo.mark_failed(store, row["id"], now, attempt.detail,
                                    flag_after=HARD_FAILURES_TO_FLAG)
         report.failed += 1
-        report.flagged += int(flagged)
+        if flagged:
+            report.flagged += 1
+            report.flagged_readers.add(row["reader_id"])
         report.errors.append(f"{row['dedupe_key']}: {attempt.detail}")
         return True
     repo.mark_temporary(store, row["id"], now, attempt.detail,

@@ -83,7 +83,8 @@ class SmtpSession:
     async def send(self, msg: EmailMessage, *, sender: str, recipient: str) -> Attempt:
         try:
             client = await self._connect()
-            await client.send_message(msg, sender=sender, recipients=[recipient])
+            # flattened with the message's own policy (no folding inside long URLs in headers)
+            await client.sendmail(sender, [recipient], msg.as_bytes(policy=msg.policy))
         except aiosmtplib.SMTPRecipientsRefused as exc:
             codes = [e.code for e in exc.recipients]
             code = max(codes) if codes else None
