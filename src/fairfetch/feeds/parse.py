@@ -18,7 +18,16 @@ from fairfetch.feeds._build import FeedBuilder, resolve
 from fairfetch.feeds._encoding import repair_references, strip_doctype, to_utf8
 from fairfetch.feeds._jsonfeed import json_version, read_json
 from fairfetch.feeds._rss import read_rss
-from fairfetch.feeds._xml import NS_ATOM03, NS_RSS090, XML_BASE, key_of, make_parser
+from fairfetch.feeds._xml import (
+    NS_ATOM03,
+    NS_RSS090,
+    XML_BASE,
+    key_of,
+    lift_cdata,
+    lifted,
+    make_parser,
+    unlift,
+)
 from fairfetch.feeds.discover import hub_and_self_from_link_header, looks_like_html
 from fairfetch.feeds.model import Feed
 
@@ -139,7 +148,15 @@ def _parse_xml(data: bytes, url: str | None, headers: Mapping[str, str] | None) 
     # Only when it reports bad bytes or forbidden characters is the document examined closely.
     utf8, encoding, problems = to_utf8(data, headers, trust_utf8=True)
     utf8, had_entities = strip_doctype(utf8)
-    root, errors = _parse_tree(utf8)
+    sections: dict[str, str] = {}
+    if encoding == "utf-8" and not had_entities:
+        lifted_bytes, sections = lift_cdata(utf8)
+        if sections:
+            root, errors = _parse_tree(lifted_bytes)
+            if errors:  # anything odd: parse the document whole, as it came
+                sections = {}
+    if not sections:
+        root, errors = _parse_tree(utf8)
     if any(e.type in _ENCODING_ERRORS for e in errors):
         utf8, encoding, problems = to_utf8(data, headers)
         utf8, had_entities = strip_doctype(utf8)
@@ -175,10 +192,14 @@ def _parse_xml(data: bytes, url: str | None, headers: Mapping[str, str] | None) 
     fb = FeedBuilder(fmt, base, headers, url)
     fb.encoding = encoding
     fb.problems.extend(problems)
-    if fmt.startswith("atom"):
-        read_atom(root, fb)
-    else:
-        read_rss(root, fb)
+    token = lifted(sections or None)
+    try:
+        if fmt.startswith("atom"):
+            read_atom(root, fb)
+        else:
+            read_rss(root, fb)
+    finally:
+        unlift(token)
     _link_header(fb, headers, url)
     return fb.finish()
 

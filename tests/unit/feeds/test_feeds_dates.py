@@ -54,7 +54,7 @@ def test_feeds_dates_unreadable_is_none(text: str | None) -> None:
 @given(st.text(max_size=80))
 def test_feeds_dates_never_raise_and_are_utc(text: str) -> None:
     dt = parse_date(text)
-    assert dt is None or dt.utcoffset() is not None and dt.utcoffset().total_seconds() == 0
+    assert dt is None or (dt.utcoffset() is not None and dt.utcoffset().total_seconds() == 0)
 
 
 @given(st.datetimes(min_value=datetime(1970, 1, 2), max_value=datetime(2100, 1, 1),

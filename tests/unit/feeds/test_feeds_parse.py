@@ -201,3 +201,27 @@ def test_feeds_parse_unparseable_date_is_none_and_noted() -> None:
     assert by_id["d9"].published is None
     assert any("sometime last week" in p for p in feed.problems)
     assert by_id["d1"].published == datetime(2003, 6, 3, 17, 39, tzinfo=UTC)
+
+
+# --- large CDATA bodies are lifted out before parsing and restored exactly ---------------------
+
+def test_feeds_parse_large_cdata_body_restored_exactly() -> None:
+    body = "<p>caf\u00e9 \u201cq\u201d & <b>bold</b></p>\n" * 200  # > 1 KB
+    doc = ("<rss version='2.0' xmlns:content='http://purl.org/rss/1.0/modules/content/'>"
+           "<channel><title>L</title><item><title>t</title><guid>g</guid>"
+           f"<description>intro <![CDATA[{body}]]> outro</description>"
+           f"<content:encoded><![CDATA[{body}]]></content:encoded></item></channel></rss>")
+    (entry,) = parse_feed(doc.encode()).entries
+    assert entry.content == body.strip()
+    assert entry.summary == ("intro " + body + " outro").strip()
+    assert "\ue000" not in (entry.content + entry.summary)
+
+
+def test_feeds_parse_large_cdata_in_mis_declared_cp1252_is_still_read_as_cp1252() -> None:
+    body = "\u201cquoted\u201d caf\u00e9 " * 100
+    doc = ('<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>W</title>'
+           f"<item><guid>g</guid><description><![CDATA[{body}]]></description></item>"
+           "</channel></rss>").encode("cp1252")
+    feed = parse_feed(doc)
+    assert feed.encoding == "cp1252"
+    assert feed.entries[0].summary == body.strip()
