@@ -20,11 +20,6 @@ from fairfetch.net.politeness import politeness_key
 from fairfetch.store import SqlStore, open_store
 from fairfetch.testbed import FeedSpec, Testbed
 
-#: A mix that shows every kind and the failure modes, without taking minutes to crawl.
-DEMO_BEHAVIOURS = ("blog*", "letterbox*", "podcast*", "growing", "redirect*", "http-*",
-                   "gone", "malformed*", "html*", "moved*")
-
-
 @dataclass
 class DemoEnv:
     testbed: Testbed
@@ -54,7 +49,7 @@ def demo_environment(
 ) -> Iterator[DemoEnv]:
     from fairfetch.testing import testbed_thread
 
-    with testbed_thread(seed=seed, port=testbed_port) as testbed:
+    with testbed_thread(seed=seed, port=testbed_port, realtime=True) as testbed:
         if db is None:
             path = Path("fairfetch-demo.db")
             for suffix in ("", "-wal", "-shm"):

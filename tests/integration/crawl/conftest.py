@@ -1,0 +1,34 @@
+"""Fixtures for crawling the testbed: a fresh SQLite store and fast-failing settings."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from fairfetch.config import Settings
+from fairfetch.store import SqlStore, open_store
+from fairfetch.testing import Testbed, running_testbed
+
+
+@pytest.fixture
+async def testbed() -> AsyncIterator[Testbed]:
+    async with running_testbed(seed=7) as tb:
+        yield tb
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SqlStore]:
+    s = open_store(f"sqlite:///{tmp_path}/crawl.db")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def settings(testbed: Testbed, store: SqlStore) -> Settings:
+    # Short caps so the slow-drip and silent servers fail fast; the caps themselves are tested
+    # in tests/integration/net.
+    return testbed.settings(
+        db=store.url, connect_timeout=2.0, first_byte_timeout=1.0, total_timeout=2.0
+    )
