@@ -161,27 +161,48 @@ def list_subscriptions(
 
 
 def apply_event(
-    store: SqlStore, sub_id: int, event: Event, now: datetime, **changes: Any
+    store: SqlStore,
+    sub_id: int,
+    event: Event,
+    now: datetime,
+    *,
+    unless_changed_since: datetime | None = None,
+    **changes: Any,
 ) -> SubscriptionRecord:
     """Move a subscription through the state machine and write ``changes`` with it.
+
+    ``unless_changed_since``: write nothing if the row changed after that time — the hub's
+    verification (or denial) can arrive before its answer to our request does, and the hub's word
+    is the newer one.
 
     Raises :class:`fairfetch.websub.state.InvalidTransition` (nothing written) when the event is
     not allowed in the current state, and LookupError when there is no such subscription.
     """
-    with store.engine.begin() as conn:
-        q = sa.select(S.c.state).where(S.c.id == sub_id)
-        if store.dialect == "postgresql":
-            q = q.with_for_update()
-        current = conn.execute(q).scalar_one_or_none()
-        if current is None:
-            raise LookupError(f"websub subscription {sub_id}")
-        new_state = transition(current, event)
-        conn.execute(
-            S.update().where(S.c.id == sub_id).values(state=new_state, updated_at=now, **changes)
-        )
-        rec = _one(conn, sub_id)
-    assert rec is not None
-    return rec
+    # Compare-and-set: SQLite's driver reads outside the write transaction, so a plain
+    # read-then-write could lose a concurrent verification. The UPDATE only applies if the row is
+    # still what we read; otherwise read again and re-decide.
+    for _ in range(20):
+        with store.engine.begin() as conn:
+            row = conn.execute(
+                sa.select(S.c.state, S.c.updated_at).where(S.c.id == sub_id)
+            ).first()
+            if row is None:
+                raise LookupError(f"websub subscription {sub_id}")
+            if unless_changed_since is not None and row.updated_at > unless_changed_since:
+                rec = _one(conn, sub_id)
+                assert rec is not None
+                return rec
+            new_state = transition(row.state, event)
+            done = conn.execute(
+                S.update()
+                .where(S.c.id == sub_id, S.c.state == row.state, S.c.updated_at == row.updated_at)
+                .values(state=new_state, updated_at=max(now, row.updated_at), **changes)
+            ).rowcount
+            if done:
+                rec = _one(conn, sub_id)
+                assert rec is not None
+                return rec
+    raise RuntimeError(f"websub subscription {sub_id}: too much contention")
 
 
 def update_subscription(store: SqlStore, sub_id: int, now: datetime, **changes: Any) -> None:
