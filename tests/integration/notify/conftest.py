@@ -49,7 +49,7 @@ class ScriptedHandler:
         self.lock = threading.Lock()
         self.on_data: Callable[[Received], None] | None = None
 
-    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):  # noqa: N802
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         action = self.script(self.attempts + 1)
         if action.startswith("rcpt:"):
             with self.lock:
@@ -59,7 +59,7 @@ class ScriptedHandler:
         envelope.rcpt_tos.append(address)
         return "250 OK"
 
-    async def handle_DATA(self, server, session, envelope):  # noqa: N802
+    async def handle_DATA(self, server, session, envelope):
         with self.lock:
             self.attempts += 1
             n = self.attempts

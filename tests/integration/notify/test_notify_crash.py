@@ -82,9 +82,18 @@ def test_notify_sigkill_at_random_points_loses_nothing(tmp_path, smtp_server):
             state.update(pid=proc.pid, mode=mode, k=rng.randint(1, 6), seen=0)
         if mode == "after_ack":
             # kill -9 from outside once k messages arrived: wherever the notifier is then
+            def exited(p: subprocess.Popen = proc) -> None:
+                p.wait()
+                with cond:
+                    cond.notify_all()
+
+            watcher = threading.Thread(target=exited, daemon=True)
+            watcher.start()
             with cond:
-                cond.wait_for(lambda: state["seen"] >= state["k"] or proc.poll() is not None,
-                              timeout=60)
+                cond.wait_for(
+                    lambda p=proc: state["seen"] >= state["k"] or p.poll() is not None,
+                    timeout=60,
+                )
                 if proc.poll() is None:
                     os.kill(proc.pid, signal.SIGKILL)
                     # the message just received may not be marked sent yet
