@@ -41,7 +41,16 @@ try:
 except ImportError:  # bench extra not installed
     fastfeedparser = None
 
-WORDS = ["the", "of", "and", "to", "in", "is", "that", "for", "it", "as", "with", "was", "on", "be", "at", "by", "this", "had", "not", "are", "but", "from", "or", "have", "an", "they", "which", "one", "you", "were", "her", "all", "she", "there", "would", "their", "we", "him", "been", "has", "when", "who", "will", "more", "no", "if", "out", "so", "said", "what", "up", "its", "about", "into", "than", "them", "can", "only", "other", "new", "some", "could", "time", "these", "two", "may", "then", "do", "first", "any", "my", "now", "such", "like", "our", "over", "man", "me", "even", "most", "café", "naïve", "résumé", "—", "“quoted”", "日本語"]
+WORDS = [
+    'the', 'of', 'and', 'to', 'in', 'is', 'that', 'for', 'it', 'as', 'with', 'was', 'on', 'be',
+    'at', 'by', 'this', 'had', 'not', 'are', 'but', 'from', 'or', 'have', 'an', 'they',
+    'which', 'one', 'you', 'were', 'her', 'all', 'she', 'there', 'would', 'their', 'we', 'him',
+    'been', 'has', 'when', 'who', 'will', 'more', 'no', 'if', 'out', 'so', 'said', 'what',
+    'up', 'its', 'about', 'into', 'than', 'them', 'can', 'only', 'other', 'new', 'some',
+    'could', 'time', 'these', 'two', 'may', 'then', 'do', 'first', 'any', 'my', 'now', 'such',
+    'like', 'our', 'over', 'man', 'me', 'even', 'most', 'café', 'naïve', 'résumé', '—',
+    '“quoted”', '日本語',
+]
 
 
 def _para(rng: random.Random, n: int) -> str:

@@ -14,9 +14,18 @@ from fairfetch.feeds.model import Enclosure, Person
 __all__ = ["json_version", "read_json"]
 
 
+_CONTROLS = dict.fromkeys([*range(0, 9), 11, 12, *range(14, 32)])
+
+
 def _s(value: Any) -> str | None:
+    """A clean string or None. JSON escapes can carry NUL and lone surrogates, which no store
+    will take; they are removed here so the model never holds them."""
     if isinstance(value, str):
-        value = value.strip()
+        value = value.translate(_CONTROLS).strip()
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            value = value.encode("utf-8", "replace").decode("utf-8")
         return value or None
     if isinstance(value, int | float) and not isinstance(value, bool):
         return str(value)

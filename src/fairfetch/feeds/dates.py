@@ -191,6 +191,15 @@ def parse_date(value: str | None) -> datetime | None:
         return None
     try:
         if text[0].isdigit():
+            if len(text) >= 20 and text[10] == "T":
+                # RFC 3339 as most feeds write it: the C parser, then our rules if it declines
+                try:
+                    fast = datetime.fromisoformat(text)
+                except ValueError:
+                    pass
+                else:
+                    if fast.tzinfo is not None:
+                        return fast.astimezone(UTC)
             dt = _iso(text)
             if dt is not None:
                 return dt

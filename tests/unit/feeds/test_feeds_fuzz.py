@@ -5,6 +5,8 @@ Time is bounded by hypothesis's own deadline per example, not by wall-clock asse
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from datetime import timedelta
 
 from hypothesis import HealthCheck, given, settings
@@ -20,8 +22,21 @@ FUZZ = settings(max_examples=150, deadline=timedelta(seconds=2),
                 suppress_health_check=[HealthCheck.too_slow])
 
 
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [s for f in dataclasses.fields(value) for s in _strings(getattr(value, f.name))]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
 def _check(data: bytes, url: str | None = None, headers: dict[str, str] | None = None) -> None:
     feed = parse_feed(data, url, headers)
+    for text in _strings(feed):  # what a store must be able to bind (PostgreSQL refuses NUL)
+        assert "\x00" not in text
+        text.encode("utf-8")
     assert isinstance(feed.ok, bool)
     ids = [e.id for e in feed.entries]
     assert all(ids)
@@ -68,6 +83,19 @@ def test_feeds_fuzz_mutated_real_feeds(data: bytes, url: str | None,
 @given(st.text(max_size=2000))
 def test_feeds_fuzz_json_like_text(text: str) -> None:
     _check(('{"version": "https://jsonfeed.org/version/1.1", "items": ' + text).encode())
+
+
+@FUZZ
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+                    lambda inner: st.lists(inner, max_size=4)
+                    | st.dictionaries(st.sampled_from(
+                        ["id", "url", "title", "items", "authors", "author", "tags",
+                         "attachments", "date_published", "content_html", "name", "size_in_bytes",
+                         "hubs", "mime_type"]), inner, max_size=6), max_leaves=30))
+def test_feeds_fuzz_json_feed_shapes(value: object) -> None:
+    doc = {"version": "https://jsonfeed.org/version/1.1", "title": "t", "items": [value],
+           "authors": value, "hubs": value}
+    _check(json.dumps(doc).encode())
 
 
 @FUZZ

@@ -41,7 +41,7 @@ def test_feeds_parse_newsletter_with_itunes_owner_and_image_enclosures_is_a_news
     assert any("image enclosures" in e for e in feed.kind_evidence)
     # the owner's mailbox is kept as a contact with its source; the publication's own name
     # ("Weekly Musings", also the itunes:owner name) is not a person
-    assert [c.source for c in feed.contacts][0] == "itunes:owner"
+    assert feed.contacts[0].source == "itunes:owner"
     assert all(p.name != "Weekly Musings" for p in feed.authors)
 
 
@@ -225,3 +225,17 @@ def test_feeds_parse_large_cdata_in_mis_declared_cp1252_is_still_read_as_cp1252(
     feed = parse_feed(doc)
     assert feed.encoding == "cp1252"
     assert feed.entries[0].summary == body.strip()
+
+
+def test_feeds_parse_no_nul_reaches_the_model() -> None:
+    body = "x\x00y\x0c" + "z" * 2000
+    rss = ("<rss version='2.0'><channel><title>N</title><item><guid>g</guid>"
+           f"<description><![CDATA[{body}]]></description></item></channel></rss>").encode()
+    assert "\x00" not in (parse_feed(rss).entries[0].summary or "")
+    js = ('{"version": "https://jsonfeed.org/version/1.1", "title": "a\\u0000b\\ud800",'
+          ' "items": [{"id": "1\\u0000"}]}').encode()
+    feed = parse_feed(js)
+    assert feed.title is not None
+    assert "\x00" not in feed.title
+    feed.title.encode("utf-8")
+    assert feed.entries[0].id == "1"
