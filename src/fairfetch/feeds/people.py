@@ -155,11 +155,14 @@ def _norm(text: str) -> str:
     return " ".join(text.casefold().replace("\u2019", "'").split())
 
 
-def is_person_name(name: str | None, feed_title: str | None = None) -> bool:
+def is_person_name(
+    name: str | None, feed_title: str | None = None, email: str | None = None
+) -> bool:
     """Whether ``name`` plausibly names a person (or a named group of people).
 
-    Rejects platform names, role names, bare mailboxes and mailbox-like handles, URLs and domain
-    names, and the feed's own title: all of them appear in author fields in the wild.
+    Rejects platform names, role names, bare mailboxes and mailbox-like handles (a name that is
+    the local part of its own ``email``), URLs and domain names, and the feed's own title: all
+    of them appear in author fields in the wild.
     """
     if not name:
         return False
@@ -176,6 +179,8 @@ def is_person_name(name: str | None, feed_title: str | None = None) -> bool:
     if n in _PLATFORM_TEAMS:
         return False
     if feed_title and n == _norm(feed_title).strip(" .:-"):
+        return False
+    if email and "@" in email and n == _norm(email.split("@", 1)[0]):
         return False
     return any(c.isalpha() for c in n)
 
@@ -209,7 +214,7 @@ def collect(
                 best[key] = contact
             elif source_strength(source) < source_strength(old.source):
                 best[key] = contact
-        if is_person_name(person.name, feed_title):
+        if is_person_name(person.name, feed_title, person.email):
             assert person.name is not None
             key = _norm(person.name)
             idx = seen_people.get(key)
@@ -233,7 +238,7 @@ def entry_people(declared: Iterable[Person], feed_title: str | None) -> list[Per
     out: list[Person] = []
     seen: set[tuple[str | None, str | None, str | None]] = set()
     for p in declared:
-        if not is_person_name(p.name, feed_title):
+        if not is_person_name(p.name, feed_title, p.email):
             if not p.email and not p.url:
                 continue
             p = Person(name=None, email=p.email, url=p.url)

@@ -155,26 +155,44 @@ def derived(field: str, entry: dict[str, Any], theirs: Any) -> bool:
     return False
 
 
+def deliberate(field: str, ours_value: Any, theirs: Any, feed_title: str | None) -> str | None:
+    """Why a difference is on purpose, or None. The person test (DESIGN.md, *Contacts*): a byline
+    that is a role ("Editor"), a platform, a mailbox handle or the feed's own title names no
+    person; the entry keeps the mailbox but not the name. feedparser keeps the name."""
+    if field == "authors" and isinstance(theirs, list):
+        from fairfetch.feeds.people import is_person_name
+
+        expected = sorted({(n if is_person_name(n, feed_title, e) else None, e)
+                           for n, e in theirs if is_person_name(n, feed_title, e) or e},
+                          key=str)
+        if expected == ours_value:
+            return "person test: role, platform or mailbox names are not people"
+    return None
+
+
 @dataclass
 class Agreement:
     agree: int = 0
     total: int = 0
     derived: int = 0
     diffs: list[Diff] | None = None
+    on_purpose: int = 0
 
     @property
     def ratio(self) -> float:
+        """Raw agreement: differences made on purpose count against us."""
         return self.agree / self.total if self.total else 1.0
 
     def add(self, other: Agreement) -> None:
         self.agree += other.agree
         self.total += other.total
         self.derived += other.derived
+        self.on_purpose += other.on_purpose
 
 
 def compare(a: View, b: View) -> Agreement:
     """Field agreement of view ``a`` against reference view ``b``."""
-    agree = total = skipped = 0
+    agree = total = skipped = on_purpose = 0
     diffs: list[Diff] = []
     for f in FEED_FIELDS:
         x, y = a["feed"][f], b["feed"][f]
@@ -201,6 +219,8 @@ def compare(a: View, b: View) -> Agreement:
             total += 1
             if x == y:
                 agree += 1
+            elif deliberate(f, x, y, a["feed"]["title"]):
+                on_purpose += 1
             else:
                 diffs.append(Diff(f"entry {i}", f, x, y))
-    return Agreement(agree, total, skipped, diffs)
+    return Agreement(agree, total, skipped, diffs, on_purpose)

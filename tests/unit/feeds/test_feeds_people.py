@@ -45,6 +45,11 @@ def test_feeds_people_non_persons_rejected(name: str | None) -> None:
     assert not is_person_name(name, "Weekly Musings")
 
 
+def test_feeds_people_mailbox_handle_is_not_a_person() -> None:
+    assert not is_person_name("weeklymusings", None, "weeklymusings@substack.com")
+    assert is_person_name("Jane Doe", None, "jane@x.org")
+
+
 @pytest.mark.parametrize(("url", "network"), [
     ("mailto:a@b.org", "email"), ("https://twitter.com/jane", "x"), ("https://x.com/jane", "x"),
     ("https://bsky.app/profile/jane.bsky.social", "bluesky"), ("https://github.com/jane", "github"),
