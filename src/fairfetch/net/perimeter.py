@@ -336,9 +336,7 @@ class Resolver:
                 return addrs
         return None
 
-    async def resolve(
-        self, host: str, port: int = 0, family: int = socket.AF_UNSPEC
-    ) -> list[str]:
+    async def resolve(self, host: str, port: int = 0, family: int = socket.AF_UNSPEC) -> list[str]:
         """Addresses for ``host``. Raises ``socket.gaierror`` when the name does not resolve."""
         found = self.override(host, port or None)
         if found is not None:

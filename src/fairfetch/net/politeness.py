@@ -120,9 +120,7 @@ def _domain_and_key(host: str) -> tuple[str, str]:
     psl, private = _psl()
     domain = psl.privatesuffix(host) or host
     suffix = psl.publicsuffix(host)
-    if suffix and (
-        suffix in private or ("*." + suffix.partition(".")[2]) in private
-    ):
+    if suffix and (suffix in private or ("*." + suffix.partition(".")[2]) in private):
         return domain, suffix
     return domain, domain
 
@@ -408,6 +406,17 @@ class PolitenessState(Generic[T]):
             return self._start(k, host, now)
         return None
 
+    def can_start(self, now: float) -> bool:
+        """Whether ``pop_ready(now)`` would start something (without starting it)."""
+        if self._in_flight >= self.global_in_flight:
+            return False
+        return any(
+            self._keys[name].in_flight < self.cap(name)
+            and now >= self.startable_at(name)
+            and self._free_host(self._keys[name]) is not None
+            for name in self._round
+        )
+
     def next_wake(self, now: float) -> float | None:
         """The earliest time after ``now`` at which a key waiting only on time (gap, pause) may
         start; None when every waiting key waits on a completion instead."""
@@ -462,9 +471,10 @@ class PolitenessState(Generic[T]):
             raise InvariantError("round holds unknown keys")
         if pending != self._pending or in_flight != self._in_flight:
             raise InvariantError("totals disagree with the keys")
-        if any(b < 1 for b in self._host_busy.values()) or sum(
-            self._host_busy.values()
-        ) != self._in_flight:
+        if (
+            any(b < 1 for b in self._host_busy.values())
+            or sum(self._host_busy.values()) != self._in_flight
+        ):
             raise InvariantError("per-host in-flight counts disagree with the total")
 
     # -- internals --
@@ -591,6 +601,10 @@ class Dispatcher(Generic[T]):
         self.state.set_gap(key, seconds)
         self._wake.set()
 
+    def wake(self) -> None:
+        """Re-evaluate now (after an injected clock moved, or settings changed)."""
+        self._wake.set()
+
     def snapshot(self) -> dict[str, KeyStats]:
         return self.state.snapshot()
 
@@ -611,11 +625,13 @@ class Dispatcher(Generic[T]):
                     task.add_done_callback(tasks.discard)
                 if state.pending < self._max_pending:
                     self._space.set()
-                if errors and not tasks:
+                if errors:  # loud: start nothing more, let in-flight calls finish, raise
+                    if tasks:
+                        await asyncio.wait(set(tasks))
                     break
                 if self._closed and state.idle:
                     break
-                wake_at = None if errors else state.next_wake(now)
+                wake_at = state.next_wake(now)
                 if wake_at is None:
                     await self._wake.wait()
                 else:
@@ -652,4 +668,3 @@ class Dispatcher(Generic[T]):
         finally:
             self.state.finish(slot, feedback, self._clock())
             self._wake.set()
-

@@ -185,18 +185,29 @@ class RobotsCache:
     ) -> RobotsRules:
         """The rules a robots.txt fetch result stands for (pure; see the module docstring)."""
         status = result.status
-        parsed_ok = status is not None and 200 <= status < 300 and (
-            result.error_kind in (None, "too_large")
+        parsed_ok = (
+            status is not None
+            and 200 <= status < 300
+            and (result.error_kind in (None, "too_large"))
         )
         if parsed_ok:
             text = result.body.decode("utf-8", errors="replace")
             return RobotsRules(
-                origin, "parsed", now, now + self.ttl, status,
-                parser=Protego.parse(text), parsed_at=now,
+                origin,
+                "parsed",
+                now,
+                now + self.ttl,
+                status,
+                parser=Protego.parse(text),
+                parsed_at=now,
             )
         if status is not None and 400 <= status < 500 and status != 429:
             return RobotsRules(
-                origin, "allow_all", now, now + self.ttl, status,
+                origin,
+                "allow_all",
+                now,
+                now + self.ttl,
+                status,
                 detail=f"robots.txt answered {status}: no rules",
             )
         if result.error_kind == "redirect":
@@ -209,7 +220,8 @@ class RobotsCache:
         # 429, 5xx or unreachable: the site cannot tell us; assume the worst, briefly.
         kind = result.error_kind if status is None else "robots"
         why = (
-            f"robots.txt answered {status}" if status is not None
+            f"robots.txt answered {status}"
+            if status is not None
             else f"robots.txt unreachable ({result.error_kind}: {result.error_detail})"
         )
         if (
@@ -219,10 +231,22 @@ class RobotsCache:
             and now - previous.parsed_at <= self.stale_for
         ):
             return RobotsRules(
-                origin, "parsed", now, now + self.error_ttl, status, kind,
-                why + "; using the last good copy", previous.parser, previous.parsed_at,
+                origin,
+                "parsed",
+                now,
+                now + self.error_ttl,
+                status,
+                kind,
+                why + "; using the last good copy",
+                previous.parser,
+                previous.parsed_at,
             )
         return RobotsRules(
-            origin, "disallow_all", now, now + self.error_ttl, status, kind,
+            origin,
+            "disallow_all",
+            now,
+            now + self.error_ttl,
+            status,
+            kind,
             why + "; disallowing for now",
         )
