@@ -232,8 +232,8 @@ def test_feeds_parse_no_nul_reaches_the_model() -> None:
     rss = ("<rss version='2.0'><channel><title>N</title><item><guid>g</guid>"
            f"<description><![CDATA[{body}]]></description></item></channel></rss>").encode()
     assert "\x00" not in (parse_feed(rss).entries[0].summary or "")
-    js = ('{"version": "https://jsonfeed.org/version/1.1", "title": "a\\u0000b\\ud800",'
-          ' "items": [{"id": "1\\u0000"}]}').encode()
+    js = (b'{"version": "https://jsonfeed.org/version/1.1", "title": "a\\u0000b\\ud800",'
+          b' "items": [{"id": "1\\u0000"}]}')
     feed = parse_feed(js)
     assert feed.title is not None
     assert "\x00" not in feed.title
