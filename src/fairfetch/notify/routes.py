@@ -37,11 +37,11 @@ def _env() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["when"] = lambda d: d.strftime("%Y-%m-%d %H:%M UTC") if d else "—"
+    env.globals["weekdays"] = WEEKDAYS
     return env
 
 
 def _page(name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
-    ctx.setdefault("weekdays", WEEKDAYS)
     return HTMLResponse(_env().get_template(name).render(**ctx), status_code=status)
 
 
@@ -64,7 +64,7 @@ def _send_confirmation(store: SqlStore, settings: Settings, outbox_id: int) -> N
 @router.get("/subscribe", response_class=HTMLResponse)
 def subscribe_form(request: Request, feed: Annotated[str, Query()]) -> HTMLResponse:
     _settings, store = _ctx(request)
-    record = store.get_feed(int(feed)) if feed.isdigit() else store.get_feed(feed)
+    record = _feed(store, feed)
     return _page("subscribe.html", feed=record, error=None, values={})
 
 
@@ -84,7 +84,7 @@ def subscribe_post(
     from fairfetch.notify.subscriptions import SubscriptionRequest, request_subscription
 
     settings, store = _ctx(request)
-    record = store.get_feed(int(feed)) if feed.isdigit() else store.get_feed(feed)
+    record = _feed(store, feed)
     values = {"email": email, "mode": mode, "hour": hour, "weekday": weekday, "tz": tz,
               "only": only, "exclude": exclude}
     try:
@@ -112,20 +112,36 @@ def confirm_page(request: Request, token: str) -> HTMLResponse:
             notify_subscriptions.select().where(notify_subscriptions.c.confirm_token == token)
         ).first()
     if found is None:
-        raise NotFoundError("confirmation link (it may have been replaced by a newer one)")
+        raise HTTPException(
+            status_code=404,
+            detail="not found: confirmation link (it may have been replaced by a newer one)",
+        )
     return _page("confirm.html", token=token, done=found.status == "active")
 
 
 @router.post("/confirm/{token}", response_class=HTMLResponse)
 def confirm_post(request: Request, token: str) -> HTMLResponse:
     _settings, store = _ctx(request)
-    sub = repo.confirm(store, token, _now())
+    try:
+        sub = repo.confirm(store, token, _now())
+    except NotFoundError as exc:
+        raise HTTPException(status_code=404, detail=str(exc)) from None
     full = repo.subscription_by_token(store, sub["manage_token"])
     return _page("confirmed.html", sub=full)
 
 
 def _manage(store: SqlStore, token: str) -> dict[str, Any]:
-    return repo.subscription_by_token(store, token)
+    try:
+        return repo.subscription_by_token(store, token)
+    except NotFoundError as exc:
+        raise HTTPException(status_code=404, detail=str(exc)) from None
+
+
+def _feed(store: SqlStore, key: str) -> Any:
+    try:
+        return store.get_feed(int(key)) if key.isdigit() else store.get_feed(key)
+    except NotFoundError as exc:
+        raise HTTPException(status_code=404, detail=str(exc)) from None
 
 
 @router.get("/manage/{token}", response_class=HTMLResponse)

@@ -1,0 +1,146 @@
+"""The notification pages through HTTP: subscribe from a feed page, double opt-in, manage,
+RFC 8058 one-click unsubscribe without a login, and /outbox."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from types import SimpleNamespace
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from fairfetch.notify.routes import router
+from fairfetch.notify.sink import MailSink
+from fairfetch.store import notify_repo as repo
+
+from .conftest import T0
+
+
+@pytest.fixture
+def site(world):
+    sink = MailSink(world.store).start()
+    world.settings = world.settings.replace(smtp_url=sink.smtp_url)
+    app = FastAPI()
+    app.state.fairfetch = SimpleNamespace(settings=world.settings, store=world.store)
+    app.include_router(router)
+    with TestClient(app) as client:
+        yield SimpleNamespace(client=client, world=world, sink=sink)
+    sink.stop()
+
+
+def _subscribe(site, email_addr, **form):
+    fid = site.world.add_feed("https://a.example.test/feed")
+    page = site.client.get(f"/subscribe?feed={fid}")
+    assert page.status_code == 200
+    assert 'action="/subscribe"' in page.text
+    r = site.client.post("/subscribe", data={"feed": str(fid), "email": email_addr, **form})
+    assert r.status_code == 200, r.text
+    assert "confirmation mail" in r.text
+    return fid
+
+
+def test_notify_subscribe_confirm_and_one_click_unsubscribe(site):
+    fid = _subscribe(site, "ana@example.test", mode="daily", hour="7", tz="Europe/Paris",
+                     only="Tech")
+    [sub] = repo.list_subscriptions(site.world.store)
+    assert (sub["status"], sub["mode"], sub["hour"], sub["tz"], sub["only_categories"]) == (
+        "pending", "daily", 7, "Europe/Paris", ["tech"])
+    # the confirmation mail went out (after the response) and links to the public URL
+    [mail] = site.sink.mails
+    text = next(mail.message.iter_parts()).get_content()
+    link = re.search(r"https://news\.example\.test(/confirm/\S+)", text)
+    assert link is not None
+    # nothing but that mail before confirming: a new entry notifies nobody
+    site.world.write(fid, [site.world.entry("early")], at=T0 + timedelta(minutes=1))
+    assert [r["kind"] for r in site.world.outbox()] == ["confirm"]
+    # GET shows a button (link scanners do not confirm); POST confirms
+    page = site.client.get(link.group(1))
+    assert page.status_code == 200
+    assert repo.list_subscriptions(site.world.store)[0]["status"] == "pending"
+    done = site.client.post(link.group(1))
+    assert done.status_code == 200
+    [sub] = repo.list_subscriptions(site.world.store)
+    assert sub["status"] == "active"
+    # RFC 8058: a POST with List-Unsubscribe=One-Click, no cookie, no login
+    r = site.client.post(f"/unsubscribe/{sub['manage_token']}",
+                         content=b"List-Unsubscribe=One-Click",
+                         headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 200
+    assert repo.list_subscriptions(site.world.store)[0]["status"] == "unsubscribed"
+    # a GET does not unsubscribe anything (it shows the button), and unknown tokens are 404
+    assert site.client.get("/unsubscribe/nope").status_code == 404
+
+
+def test_notify_unsubscribe_get_does_not_act(site):
+    fid = site.world.add_feed("https://b.example.test/feed")
+    sub = site.world.subscribe("bob@example.test", fid)
+    page = site.client.get(f"/unsubscribe/{sub['manage_token']}")
+    assert page.status_code == 200
+    assert 'method="post"' in page.text
+    assert repo.list_subscriptions(site.world.store)[0]["status"] == "active"
+
+
+def test_notify_digest_one_click_unsubscribe(site):
+    w = site.world
+    f1 = w.add_feed("https://a.example.test/feed")
+    f2 = w.add_feed("https://b.example.test/feed")
+    s1 = w.subscribe("ana@example.test", f1, mode="daily", hour=8)
+    w.subscribe("ana@example.test", f2, mode="daily", hour=8)
+    rt = w.subscribe("ana@example.test", w.add_feed("https://c.example.test/feed"))
+    token = repo.subscription_by_token(w.store, s1["manage_token"])["reader_token"]
+    r = site.client.post(f"/unsubscribe/digest/{token}/daily@08",
+                         content=b"List-Unsubscribe=One-Click",
+                         headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 200
+    status = {s["id"]: s["status"] for s in repo.list_subscriptions(w.store)}
+    # both feeds of that digest end; the real-time subscription is untouched
+    assert sorted(status.values()) == ["active", "unsubscribed", "unsubscribed"]
+    assert status[rt["id"]] == "active"
+    assert site.client.post("/unsubscribe/digest/bogus/daily@08").status_code == 404
+
+
+def test_notify_manage_changes_the_filter(site):
+    fid = site.world.add_feed("https://a.example.test/feed")
+    sub = site.world.subscribe("ana@example.test", fid)
+    r = site.client.post(f"/manage/{sub['manage_token']}",
+                         data={"mode": "weekly", "hour": "9", "weekday": "fri", "tz": "UTC",
+                               "only": "", "exclude": "Sport, Ads"})
+    assert r.status_code == 200
+    assert "Saved." in r.text
+    [s] = repo.list_subscriptions(site.world.store)
+    assert (s["mode"], s["weekday"], s["except_categories"]) == ("weekly", 4, ["sport", "ads"])
+    bad = site.client.post(f"/manage/{sub['manage_token']}", data={"mode": "hourly"})
+    assert bad.status_code == 422
+
+
+def test_notify_subscribe_rejects_bad_input(site):
+    fid = site.world.add_feed("https://a.example.test/feed")
+    r = site.client.post("/subscribe", data={"feed": str(fid), "email": "not-an-address"})
+    assert r.status_code == 422
+    assert "not an email address" in r.text
+    assert repo.list_subscriptions(site.world.store) == []
+    r = site.client.post("/subscribe", data={"feed": str(fid), "email": "a@b.example",
+                                             "tz": "Mars/Base"})
+    assert r.status_code == 422
+
+
+def test_notify_outbox_page_lists_rows_and_captured_mails(site):
+    _subscribe(site, "ana@example.test")
+    page = site.client.get("/outbox")
+    assert page.status_code == 200
+    assert "ana@example.test" in page.text
+    assert "Confirm your subscription to" in page.text
+    [m] = repo.list_sink(site.world.store)
+    shown = site.client.get(f"/outbox?mail={m['id']}")
+    assert "Content-Type: multipart/alternative" in shown.text
+
+
+def test_notify_outbox_page_is_not_served_for_a_real_mail_server(world):
+    world.settings = world.settings.replace(smtp_url="smtp://mail.example.test:25")
+    app = FastAPI()
+    app.state.fairfetch = SimpleNamespace(settings=world.settings, store=world.store)
+    app.include_router(router)
+    with TestClient(app) as client:
+        assert client.get("/outbox").status_code == 404
