@@ -27,7 +27,9 @@ def check_email(email: str) -> str:
     local, _, domain = addr.rpartition("@")
     if not local or "." not in domain or any(c.isspace() for c in addr):
         raise InputError(email, "not an email address")
-    return local + "@" + domain.lower()
+    # one reader per mailbox, however it is capitalised (local parts are case-insensitive at
+    # every provider that matters)
+    return (local + "@" + domain).lower()
 
 
 @dataclass(frozen=True)
