@@ -362,6 +362,7 @@ class Fetcher:
         visited: set[tuple[str, str]] = set()
         while True:
             progress.final_url = str(current)
+            progress.status, progress.headers, progress.address = None, {}, None
             host = current.raw_host or ""
             refusal = _literal_refusal(host, self._allow)
             if refusal:

@@ -350,7 +350,11 @@ class Resolver:
             return [str(literal)]
         lookup = self._getaddrinfo or asyncio.get_running_loop().getaddrinfo
         coro = lookup(name, port, family=family, type=socket.SOCK_STREAM)
-        infos = await (asyncio.wait_for(coro, self._timeout) if self._timeout else coro)
+        try:
+            infos = await (asyncio.wait_for(coro, self._timeout) if self._timeout else coro)
+        except TimeoutError:
+            # A name server that does not answer is a DNS failure, not a slow publisher.
+            raise socket.gaierror(socket.EAI_AGAIN, f"{host}: lookup timed out") from None
         out: list[str] = []
         for info in infos:
             address = str(info[4][0]).split("%", 1)[0]

@@ -316,6 +316,7 @@ class PolitenessState(Generic[T]):
         self._host_busy: dict[str, int] = {}
         self._pending = 0
         self._in_flight = 0
+        self.wake_hint: float | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> PolitenessState[T]:
@@ -347,20 +348,26 @@ class PolitenessState(Generic[T]):
         return list(self._round)
 
     def cap(self, key: str) -> int:
-        k = self._key(key)
-        return max(1, math.floor(k.cap * k.rate + 1e-9))
+        return self._cap(self._key(key))
 
     def gap(self, key: str) -> float:
-        k = self._key(key)
+        return self._gap(self._key(key))
+
+    def startable_at(self, key: str) -> float:
+        """Earliest time the key's gap and pause allow its next start (caps aside)."""
+        return self._startable_at(self._key(key))
+
+    def _cap(self, k: _Key) -> int:
+        return max(1, math.floor(k.cap * k.rate + 1e-9))
+
+    def _gap(self, k: _Key) -> float:
         base = max(k.gap, k.extra_gap)
         if k.rate >= 1.0:
             return base
         return max(base, self.throttle_gap) / k.rate
 
-    def startable_at(self, key: str) -> float:
-        """Earliest time the key's gap and pause allow its next start (caps aside)."""
-        k = self._key(key)
-        return max(k.paused_until, k.last_start + self.gap(key))
+    def _startable_at(self, k: _Key) -> float:
+        return max(k.paused_until, k.last_start + self._gap(k))
 
     def snapshot(self) -> dict[str, KeyStats]:
         return {
@@ -393,17 +400,30 @@ class PolitenessState(Generic[T]):
         self._check(k, host)
 
     def pop_ready(self, now: float) -> Slot[T] | None:
-        """Start the next item that every rule allows at ``now``, or None."""
+        """Start the next item that every rule allows at ``now``, or None.
+
+        When it returns None it leaves ``wake_hint``: the earliest time a key now waiting on its
+        gap or pause may start (None: only a completion can unblock anything). One scan serves
+        both, so the dispatcher does not rescan every key after each completion.
+        """
+        self.wake_hint = None
         if self._in_flight >= self.global_in_flight or not self._round:
             return None
+        best: float | None = None
         for name in self._round:
             k = self._keys[name]
-            if k.in_flight >= self.cap(name) or now < self.startable_at(name):
+            at = self._startable_at(k)
+            if at > now:
+                if best is None or at < best:
+                    best = at
+                continue
+            if k.in_flight >= self._cap(k):
                 continue
             host = self._free_host(k)
             if host is None:
                 continue
             return self._start(k, host, now)
+        self.wake_hint = best
         return None
 
     def can_start(self, now: float) -> bool:
@@ -411,10 +431,10 @@ class PolitenessState(Generic[T]):
         if self._in_flight >= self.global_in_flight:
             return False
         return any(
-            self._keys[name].in_flight < self.cap(name)
-            and now >= self.startable_at(name)
-            and self._free_host(self._keys[name]) is not None
-            for name in self._round
+            k.in_flight < self._cap(k)
+            and now >= self._startable_at(k)
+            and self._free_host(k) is not None
+            for k in (self._keys[name] for name in self._round)
         )
 
     def next_wake(self, now: float) -> float | None:
@@ -631,7 +651,7 @@ class Dispatcher(Generic[T]):
                     break
                 if self._closed and state.idle:
                     break
-                wake_at = state.next_wake(now)
+                wake_at = state.wake_hint  # left by the pop_ready that returned None
                 if wake_at is None:
                     await self._wake.wait()
                 else:

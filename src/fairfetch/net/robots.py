@@ -166,6 +166,12 @@ class RobotsCache:
             return RobotsVerdict(False, rules.error_kind or "robots", rules.detail, delay)
         return RobotsVerdict(False, "robots", f"disallowed by {rules.origin}/robots.txt", delay)
 
+    def known_crawl_delay(self, url: str) -> float | None:
+        """The crawl-delay for ``url``'s origin if its robots.txt is cached (no fetch): the
+        crawler hands it to ``Dispatcher.set_gap`` for the URL's politeness key."""
+        rules = self.cached(url)
+        return rules.crawl_delay(self.agent) if rules is not None else None
+
     async def allowed(self, url: str) -> bool:
         return (await self.check(url)).allowed
 

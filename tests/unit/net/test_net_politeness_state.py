@@ -327,7 +327,12 @@ class DispatchMachine(RuleBasedStateMachine):
     def start(self) -> None:
         slot = self.state.pop_ready(self.now)
         if slot is None:
+            assert not self.state.can_start(self.now)
+            if self.state.in_flight < self.state.global_in_flight:
+                # the hint the dispatcher sleeps on is the full scan's answer
+                assert self.state.wake_hint == self.state.next_wake(self.now)
             return
+        assert self.state.wake_hint is None
         q = self.queued[(slot.key, slot.host)]
         assert q.popleft() == slot.item  # FIFO per host
         s = self.state
