@@ -88,17 +88,20 @@ class _Writer:
         self.batch_size = batch_size
         self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=batch_size * 8)
         self.task: asyncio.Task[None] | None = None
+        self.error: Exception | None = None
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run())
 
     async def put(self, kind: str, payload: Any) -> None:
+        if self.error is not None:
+            raise AuditError(f"crawl file write failed: {self.error}") from self.error
         await self.queue.put((kind, payload))
 
     async def flush(self) -> None:
         await self.queue.join()
-        if self.task is not None and self.task.done():
-            self.task.result()  # re-raise a writer failure instead of waiting forever
+        if self.error is not None:
+            raise AuditError(f"crawl file write failed: {self.error}") from self.error
 
     async def _run(self) -> None:
         while True:
@@ -109,7 +112,12 @@ class _Writer:
                 except asyncio.QueueEmpty:
                     break
             try:
-                await asyncio.to_thread(self.cf.write_batch, batch)
+                if self.error is None:
+                    await asyncio.to_thread(self.cf.write_batch, batch)
+            except Exception as exc:
+                # Loud, not stuck: keep draining so no producer blocks, and make the next
+                # put/flush raise with the cause.
+                self.error = exc
             finally:
                 for _ in batch:
                     self.queue.task_done()
@@ -154,6 +162,7 @@ class _Crawl:
         self.probe_wake = asyncio.Event()
         self.crawl_finished = False
         self.probe_tasks: set[asyncio.Task[None]] = set()
+        self.probe_error: BaseException | None = None
 
     # --- probes ------------------------------------------------------------------------------
     def _probe_limit(self, host: str) -> int:
@@ -203,7 +212,12 @@ class _Crawl:
                 continue
             task = asyncio.create_task(self._probe(url))
             self.probe_tasks.add(task)
-            task.add_done_callback(self.probe_tasks.discard)
+            task.add_done_callback(self._probe_finished)
+
+    def _probe_finished(self, task: asyncio.Task[None]) -> None:
+        self.probe_tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None and self.probe_error is None:
+            self.probe_error = task.exception()
 
     async def _probe(self, url: str) -> None:
         try:
@@ -530,6 +544,10 @@ class _Crawl:
             await probe_loop
             if self.probe_tasks:
                 await asyncio.gather(*self.probe_tasks)
+            if self.probe_error is not None:
+                raise AuditError(f"a status check failed: {self.probe_error}") from (
+                    self.probe_error
+                )
             self.cf.set_meta(
                 finished_at=_now(),
                 cut_short=self.stats.cut_short,
