@@ -38,7 +38,7 @@ class LoopbackController(Controller):
 
     def _trigger_server(self) -> None:
         if self.port == 0 and self.server is not None:
-            self.port = int(self.server.sockets[0].getsockname()[1])
+            self.port = int(getattr(self.server, "sockets")[0].getsockname()[1])  # noqa: B009
         super()._trigger_server()
 
 
