@@ -22,6 +22,10 @@ from fairfetch.websub.state import Event, transition
 
 __all__ = [
     "DeliveryRecord",
+    "active_feed_ids",
+    "delivery_counts",
+    "rejected_reasons",
+    "subscription_state_counts",
     "SubscriptionRecord",
     "apply_event",
     "claim_deliveries",
@@ -398,6 +402,32 @@ def ping_counts(store: SqlStore, since: datetime) -> dict[str, int]:
             for o, n in conn.execute(
                 sa.select(P.c.outcome, sa.func.count()).where(P.c.at >= since).group_by(P.c.outcome)
             )
+        }
+
+
+def rejected_reasons(store: SqlStore, since: datetime) -> dict[str, int]:
+    """Rejected pings by reason (invalid, unknown_algorithm, unsigned)."""
+    with store.engine.connect() as conn:
+        return {
+            str(d): int(n)
+            for d, n in conn.execute(
+                sa.select(P.c.detail, sa.func.count())
+                .where(P.c.at >= since, P.c.outcome == "rejected")
+                .group_by(P.c.detail)
+            )
+        }
+
+
+def active_feed_ids(store: SqlStore, now: datetime) -> set[int]:
+    """Feeds with an active, unexpired lease: the crawler may poll these less often."""
+    with store.engine.connect() as conn:
+        return {
+            int(r)
+            for r in conn.execute(
+                sa.select(S.c.feed_id).where(
+                    S.c.state == "active", S.c.feed_id.is_not(None), S.c.lease_expires_at > now
+                )
+            ).scalars()
         }
 
 

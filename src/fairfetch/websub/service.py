@@ -294,7 +294,9 @@ class WebSubService:
             return await self._answer_named(sub, payload, now)
         did = await self._db(repo.enqueue_delivery, self.store, sub,
                              body, _header(headers, "content-type") or "", now)
-        await self._ping(sub.id, sub.feed_id, "accepted", 202, now, "queued")
+        signature = _header(headers, "x-hub-signature") or ""
+        algo = signature.partition("=")[0].strip().lower() if verdict is Verdict.VALID else ""
+        await self._ping(sub.id, sub.feed_id, "accepted", 202, now, f"queued {algo}".strip())
         self._wake.set()
         return Answer(202, outcome="accepted", delivery_id=did)
 
