@@ -257,7 +257,7 @@ class YouTubeWorld:
                     session.post(p.callback, data=p.body, headers=headers) as resp:
                 await resp.read()
                 status = resp.status
-        except (OSError, asyncio.TimeoutError):
+        except (TimeoutError, OSError):
             status = None
         self.log.append(DeliveryLog(p.video, p.callback, p.attempts, status, kind))
         if status == 410:
@@ -282,7 +282,7 @@ class YouTubeWorld:
                 text = await resp.text()
                 status = resp.status
                 ok = status == 200 and text == challenge
-        except (OSError, asyncio.TimeoutError):
+        except (TimeoutError, OSError):
             ok = False
         if ok and mode == "subscribe":
             self.subscriptions[(topic, callback)] = HubSubscription(

@@ -124,8 +124,11 @@ async def test_websub_flask_hub_full_lifecycle(subscriber: Subscriber, flask_hub
     before = sub.verified_at
     renewed = await subscriber.service.request(sub, "subscribe")
     assert renewed.state == "active"
-    assert renewed.verified_at is not None and before is not None and renewed.verified_at > before
-    assert renewed.next_action_at is not None and renewed.lease_expires_at is not None
+    assert renewed.verified_at is not None
+    assert before is not None
+    assert renewed.verified_at > before
+    assert renewed.next_action_at is not None
+    assert renewed.lease_expires_at is not None
     assert renewed.verified_at < renewed.next_action_at < renewed.lease_expires_at
 
     # unsubscribe: verified by the hub, which then forgets us

@@ -22,7 +22,14 @@ from fairfetch.net.fetch import Fetcher
 from fairfetch.store import SqlStore, open_store
 from fairfetch.store import websub_repo as repo
 from fairfetch.store.tables import crawls, entries
-from fairfetch.testbed.youtube import DAY, HUB_LEASE, YouTubeWorld, world_of
+from fairfetch.testbed.youtube import (
+    DAY,
+    HUB_LEASE,
+    MAX_ATTEMPTS,
+    PendingPing,
+    YouTubeWorld,
+    world_of,
+)
 from fairfetch.testing import Testbed, running_testbed
 from fairfetch.websub.service import WebSubService
 from fairfetch.websub.status import websub_stats, websub_summary
@@ -209,13 +216,14 @@ async def test_websub_youtube_stats_buckets(yt: YT) -> None:
     await yt.world.edit(yt.world.old_video(yt.channel))                           # ignored
     sub = repo.get_subscription(yt.store, yt.sub_id)
     assert sub is not None
-    # a forged delivery (wrong secret) is rejected
-    bad = await yt.world._deliver(
-        type(yt.world.pending[0])(yt.world.feed_url(yt.channel), yt.world.subscribers(
-            yt.world.feed_url(yt.channel))[0].callback, "forged", b"<x/>", "x", 99, 0.0), "forged")
-    assert bad == 202
+    # a forged delivery (wrong secret) is acknowledged but rejected
+    topic = yt.world.feed_url(yt.channel)
+    callback = yt.world.subscribers(topic)[0].callback
+    forged = PendingPing(topic, callback, "forged-secret", b"<x/>", "x", MAX_ATTEMPTS, 0.0)
+    assert await yt.world._deliver(forged, "forged") == 202
     stats = websub_stats(yt.store, yt.testbed.clock.now_datetime() - timedelta(days=1))
     assert stats["received"] == 4
-    assert (stats["accepted"], stats["retried"], stats["ignored"], stats["rejected"]) == (1, 1, 1, 1)
+    buckets = (stats["accepted"], stats["retried"], stats["ignored"], stats["rejected"])
+    assert buckets == (1, 1, 1, 1)
     assert stats["rejected_by_reason"] == {"invalid": 1}
     assert stats["subscriptions"] == {"active": 1}
