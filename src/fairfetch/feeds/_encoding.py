@@ -22,7 +22,7 @@ __all__ = ["http_charset", "repair_references", "strip_doctype", "to_utf8"]
 
 _DECL = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:\-]+)["']""")
 _CHARSET = re.compile(r"""charset\s*=\s*["']?([A-Za-z0-9._:\-]+)""", re.IGNORECASE)
-_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_CONTROL_BYTES = bytes([*range(0, 9), 11, 12, *range(14, 32)])
 _ENTITY = re.compile(rb"&([A-Za-z][A-Za-z0-9]{1,31});")
 _XML_ENTITIES = frozenset({b"amp", b"lt", b"gt", b"quot", b"apos"})
 _NON_ASCII_UTF8 = re.compile(rb"[\xc2-\xf4][\x80-\xbf]")
@@ -163,9 +163,8 @@ def to_utf8(
 
 def strip_controls(data: bytes) -> tuple[bytes, bool]:
     """Remove the C0 control characters XML forbids (libxml2 would stop or drop text at them)."""
-    if _CONTROL.search(data):
-        return _CONTROL.sub(b"", data), True
-    return data, False
+    stripped = data.translate(None, _CONTROL_BYTES)
+    return stripped, len(stripped) != len(data)
 
 
 _REPAIR = re.compile(

@@ -136,7 +136,7 @@ _LIFTED: ContextVar[dict[str, str] | None] = ContextVar("fairfetch_lifted_cdata"
 _MARK_RE = re.compile(_MARK_START + r"[0-9a-f]+:\d+" + _MARK_END)
 
 
-_FORBIDDEN = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_FORBIDDEN = bytes([*range(0, 9), 11, 12, *range(14, 32)])  # C0 controls XML forbids
 
 
 def _newlines(text: str) -> str:
@@ -156,7 +156,9 @@ def lift_cdata(data: bytes) -> tuple[bytes, dict[str, str]]:
     Should a lift ever break the structure, the parser reports errors and the caller parses the
     document whole.
     """
-    if _FORBIDDEN.search(data):
+    if data.find(b"<![CDATA[") < 0:
+        return data, {}
+    if len(data.translate(None, _FORBIDDEN)) != len(data):  # C loop; a regex is 5x slower
         return data, {}  # the slow path strips them; lifted text would bypass libxml2's check
     token = os.urandom(6).hex()
     out: list[bytes] = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from fairfetch.feeds.model import Contact, Person
@@ -155,6 +156,7 @@ def _norm(text: str) -> str:
     return " ".join(text.casefold().replace("\u2019", "'").split())
 
 
+@lru_cache(maxsize=8192)  # bylines repeat on every entry of a feed
 def is_person_name(
     name: str | None, feed_title: str | None = None, email: str | None = None
 ) -> bool:
