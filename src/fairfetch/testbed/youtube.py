@@ -119,6 +119,8 @@ class YouTubeWorld:
     pending: list[PendingPing] = field(default_factory=list)
     log: list[DeliveryLog] = field(default_factory=list)
     verifications: list[tuple[str, str, int]] = field(default_factory=list)
+    #: False: the hub answers 503 to (un)subscribe requests (an outage at the hub).
+    accepting: bool = True
     _counter: int = 0
     _changed: asyncio.Condition | None = None
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set)
@@ -311,6 +313,8 @@ class YouTubeWorld:
     async def handle_hub(self, request: web.Request) -> web.StreamResponse:
         if request.method != "POST" or request.path not in ("/subscribe", "/"):
             return web.Response(status=405 if request.path == "/subscribe" else 404)
+        if not self.accepting:
+            return web.Response(status=503, text="hub unavailable\n")
         form = {k: str(v) for k, v in (await request.post()).items()}
         mode = form.get("hub.mode")
         topic = form.get("hub.topic", "")

@@ -1,0 +1,138 @@
+"""The upkeep pass (run_forever's body): subscribe feeds that advertise hubs, renew at half the
+lease, let a lapsed lease fall back to polling, unsubscribe removed feeds — on the testbed's
+YouTube-like hub, with the testbed clock (no sleeping)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from fairfetch.crawl.loop import Crawler
+from fairfetch.net.fetch import Fetcher
+from fairfetch.store import SqlStore, open_store
+from fairfetch.store import websub_repo as repo
+from fairfetch.testbed.youtube import HUB_LEASE, YouTubeWorld, world_of
+from fairfetch.testing import Testbed, running_testbed
+from fairfetch.websub import lease
+from fairfetch.websub.service import WebSubService, run_forever
+
+from .conftest import serve_callback
+
+WAIT = 30.0
+
+
+@dataclass
+class Env:
+    testbed: Testbed
+    world: YouTubeWorld
+    store: SqlStore
+    service: WebSubService
+    crawler: Crawler
+    feeds: list[int]
+
+
+@pytest.fixture
+async def env(tmp_path: Path) -> AsyncIterator[Env]:
+    async with running_testbed() as tb:
+        world = world_of(tb)
+        settings = tb.settings(db=f"sqlite:///{tmp_path}/ff.db")
+        store = open_store(settings.db)
+        fetcher = Fetcher(settings)
+        crawler = Crawler(store, settings, fetcher=fetcher, clock=tb.clock.now_datetime)
+        service = WebSubService(store, settings, crawler=crawler, fetcher=fetcher,
+                                clock=tb.clock.now_datetime)
+        try:
+            async with serve_callback(service):
+                urls = [world.feed_url(c) for c in world.channel_ids()[:2]]
+                report = await crawler.add(urls)
+                assert len(report.added) == 2, report
+                feeds = [store.get_feed(u).id for u in urls]
+                yield Env(tb, world, store, service, crawler, feeds)
+        finally:
+            await world.aclose()
+            await service.aclose()
+            await crawler.aclose()
+            await fetcher.aclose()
+            store.close()
+
+
+def states(env: Env) -> list[str]:
+    out = []
+    for fid in env.feeds:
+        sub = repo.latest_for_feed(env.store, fid)
+        out.append(sub.state if sub else "none")
+    return out
+
+
+async def test_websub_upkeep_subscribes_renews_lapses_unsubscribes(env: Env) -> None:
+    counts = await env.service.tick()
+    assert counts["subscribed"] == 2
+    await asyncio.wait_for(env.world.wait_verifications(2), WAIT)
+    assert states(env) == ["active", "active"]
+    assert len(env.world.subscriptions) == 2
+
+    # nothing due: no duplicate subscriptions, no early renewals
+    counts = await env.service.tick()
+    assert (counts["subscribed"], counts["renewed"]) == (0, 0)
+
+    # half the lease (plus the jitter) later: both renewed, the hub verifies again
+    first = repo.latest_for_feed(env.store, env.feeds[0])
+    assert first is not None
+    assert first.verified_at is not None
+    env.testbed.clock.advance(HUB_LEASE / 2 * (1 + lease.JITTER) + 1)
+    counts = await env.service.tick()
+    assert counts["renewed"] == 2
+    await asyncio.wait_for(env.world.wait_verifications(4), WAIT)
+    again = repo.latest_for_feed(env.store, env.feeds[0])
+    assert again is not None
+    assert again.verified_at is not None
+    assert again.verified_at > first.verified_at
+    assert again.id == first.id  # a renewal, not a new subscription
+    assert states(env) == ["active", "active"]
+
+    # the hub goes down: renewals fail, the lease runs out, polling resumes at once
+    env.world.accepting = False
+    env.testbed.clock.advance(HUB_LEASE / 2 * (1 + lease.JITTER) + 1)
+    await env.service.tick()
+    assert states(env) == ["active", "active"]     # a failed renewal: the lease still runs
+    env.testbed.clock.advance(HUB_LEASE)
+    counts = await env.service.tick()
+    assert counts["lapsed"] == 2
+    assert states(env) == ["expired", "expired"]
+    now = env.testbed.clock.now_datetime()
+    for fid in env.feeds:
+        due = env.store.get_feed(fid).next_crawl_at
+        assert due is not None
+        assert due <= now
+
+    # the hub is back: the expired subscriptions are requested again and verified
+    env.world.accepting = True
+    env.testbed.clock.advance(lease.retry_delay(30) + 7 * 3600)
+    await env.service.tick()
+    await asyncio.wait_for(env.world.wait_verifications(6), WAIT)
+    assert states(env) == ["active", "active"]
+
+    # a feed removed: we unsubscribe from its hub
+    removed = env.feeds[1]
+    env.store.delete_feed(removed)
+    counts = await env.service.tick()
+    assert counts["unsubscribed"] == 1
+    await asyncio.wait_for(env.world.wait_verifications(7), WAIT)
+    assert env.world.verifications[-1][0] == "unsubscribe"
+    assert len(env.world.subscriptions) == 1
+    gone = [s for s in repo.list_subscriptions(env.store) if s.feed_id is None]
+    assert [s.state for s in gone] == ["unsubscribed"]
+
+
+async def test_websub_run_forever_stops(env: Env) -> None:
+    stop = asyncio.Event()
+    task = asyncio.create_task(run_forever(env.store, env.service.settings, stop,
+                                           service=env.service))
+    await asyncio.wait_for(env.world.wait_verifications(2), WAIT)
+    stop.set()
+    await asyncio.wait_for(task, WAIT)
+    assert states(env) == ["active", "active"]
