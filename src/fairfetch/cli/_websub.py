@@ -1,3 +1,157 @@
-"""Commands of this job; see fairfetch.cli."""
+"""``fairfetch websub …``: list subscriptions, show ping figures, renew, run one upkeep pass.
+
+Hubs verify intent by calling back ``FAIRFETCH_PUBLIC_URL``: ``renew`` and ``sync`` are useful
+while ``serve`` or ``run`` is answering there.
+"""
 
 from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from fairfetch.cli._app import app, console, err_console, print_json, settings_of, store_of
+from fairfetch.store import websub_repo as repo
+
+websub_app = typer.Typer(help="WebSub subscriptions (push updates from hubs).",
+                         no_args_is_help=True)
+app.add_typer(websub_app, name="websub")
+
+
+def _row(sub: repo.SubscriptionRecord, url: str | None) -> dict[str, Any]:
+    return {
+        "id": sub.id,
+        "feed": url,
+        "hub": sub.hub_url,
+        "topic": sub.topic_url,
+        "state": sub.state,
+        "lease_seconds": sub.lease_seconds,
+        "lease_expires_at": sub.lease_expires_at,
+        "next_action_at": sub.next_action_at,
+        "denied_reason": sub.denied_reason,
+        "last_error": sub.last_error,
+    }
+
+
+@websub_app.command("list")
+def websub_list(
+    ctx: typer.Context,
+    state: Annotated[str | None, typer.Option(help="pending|active|denied|expired|…")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output")] = False,
+) -> None:
+    """List subscriptions with their hub, state and lease expiry."""
+    store = store_of(ctx)
+    try:
+        rows = []
+        for sub in repo.list_subscriptions(store, state=state):
+            feed = store.find_feed(sub.feed_id) if sub.feed_id is not None else None
+            rows.append(_row(sub, feed.url if feed else None))
+    finally:
+        store.close()
+    if as_json:
+        print_json(rows)
+        return
+    table = Table("id", "feed", "hub", "state", "lease expires", "note")
+    for r in rows:
+        expires = r["lease_expires_at"].isoformat() if r["lease_expires_at"] else "-"
+        note = r["denied_reason"] or r["last_error"] or ""
+        table.add_row(str(r["id"]), r["feed"] or "(removed)", r["hub"], r["state"], expires, note)
+    console.print(table)
+
+
+@websub_app.command("stats")
+def websub_stats_cmd(
+    ctx: typer.Context,
+    hours: Annotated[float, typer.Option(help="Window, in hours")] = 24.0,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output")] = False,
+) -> None:
+    """Pings received, accepted, rejected (bad signature), ignored (too old), retried."""
+    from fairfetch.websub.status import websub_stats
+
+    store = store_of(ctx)
+    try:
+        stats = websub_stats(store, datetime.now(UTC) - timedelta(hours=hours))
+    finally:
+        store.close()
+    if as_json:
+        print_json(stats)
+        return
+    for key in ("received", "accepted", "rejected", "ignored", "retried", "gone", "unknown"):
+        console.print(f"{key:>9}: {stats[key]}", highlight=False)
+    console.print(f"    queue: {stats['queue']}", highlight=False)
+    console.print(f"    subs : {stats['subscriptions']}", highlight=False)
+
+
+def _service_run(ctx: typer.Context, work: Any) -> Any:
+    from fairfetch.crawl import Crawler
+    from fairfetch.websub.service import WebSubService
+
+    settings = settings_of(ctx)
+    store = store_of(ctx)
+
+    async def go() -> Any:
+        async with Crawler(store, settings) as crawler:
+            service = WebSubService(store, settings, crawler=crawler)
+            try:
+                return await work(service)
+            finally:
+                await service.aclose()
+
+    try:
+        return asyncio.run(go())
+    finally:
+        store.close()
+
+
+@websub_app.command("renew")
+def websub_renew(
+    ctx: typer.Context,
+    feeds: Annotated[
+        list[str] | None, typer.Argument(help="Feed URLs (default: every subscribed feed)")
+    ] = None,
+) -> None:
+    """Re-subscribe now (a renewal for live subscriptions; a new one for feeds without)."""
+
+    async def work(service: Any) -> int:
+        store = service.store
+        failures = 0
+        targets = [store.get_feed(u).id for u in feeds] if feeds else None
+        subs = [s for s in repo.list_subscriptions(store)
+                if s.feed_id is not None and s.state not in ("unsubscribing", "unsubscribed")
+                and (targets is None or s.feed_id in targets)]
+        latest: dict[int, repo.SubscriptionRecord] = {}
+        for s in subs:
+            if s.feed_id is not None:
+                latest[s.feed_id] = s
+        for fid in targets or []:
+            if fid not in latest:
+                outcome = await service.subscribe_feed(fid)
+                ok = outcome.subscription is not None and not outcome.detail
+                failures += not ok
+                console.print(f"{'subscribed' if ok else 'not subscribed'} feed {fid}: "
+                              f"{outcome.detail or outcome.topic}", highlight=False)
+        for fid, sub in latest.items():
+            rec = await service.request(sub, "subscribe")
+            if rec.last_error:
+                failures += 1
+                err_console.print(f"[red]failed[/red] feed {fid}: {rec.last_error}",
+                                  highlight=False)
+            else:
+                console.print(f"requested feed {fid} ({rec.state})", highlight=False)
+        return failures
+
+    raise typer.Exit(1 if _service_run(ctx, work) else 0)
+
+
+@websub_app.command("sync")
+def websub_sync(ctx: typer.Context) -> None:
+    """One upkeep pass: lapses, due renewals, unsubscribes, new subscriptions, queued pings."""
+
+    async def work(service: Any) -> dict[str, int]:
+        return dict(await service.tick())
+
+    counts = _service_run(ctx, work)
+    console.print(" ".join(f"{k}={v}" for k, v in counts.items()), highlight=False)

@@ -7,7 +7,7 @@ Deliveries are routed by the callback token in the path — one fresh, unguessab
 subscription — never by the Link headers of the delivery, which anyone can write.
 
 The app provides the service as ``app.state.websub`` (a :class:`WebSubService`), or the parts to
-build one: ``app.state.store``, ``app.state.settings`` and optionally ``app.state.crawler``.
+build one: the web app's context ``app.state.fairfetch`` (``store``, ``settings``, ``crawler``).
 """
 
 from __future__ import annotations
@@ -21,10 +21,13 @@ router = APIRouter(tags=["websub"], include_in_schema=False)
 
 
 def service_of(request: Request) -> WebSubService:
+    """The app's service: ``app.state.websub`` if set (``run`` shares it with the upkeep loop),
+    else one built once from the web app's context (``app.state.fairfetch``)."""
     state = request.app.state
     svc = getattr(state, "websub", None)
     if svc is None:
-        svc = WebSubService(state.store, state.settings, crawler=getattr(state, "crawler", None))
+        ctx = getattr(state, "fairfetch", None) or state
+        svc = WebSubService(ctx.store, ctx.settings, crawler=getattr(ctx, "crawler", None))
         state.websub = svc
     return svc
 

@@ -227,3 +227,18 @@ async def test_websub_youtube_stats_buckets(yt: YT) -> None:
     assert buckets == (1, 1, 1, 1)
     assert stats["rejected_by_reason"] == {"invalid": 1}
     assert stats["subscriptions"] == {"active": 1}
+
+
+async def test_websub_youtube_refetch_is_bounded_never_held_open(yt: YT) -> None:
+    """A publisher that does not answer: the callback gives up on its re-fetch and answers
+    non-2xx (the hub retries) instead of holding the hub's connection open."""
+    yt.service.refetch_timeout = 0.2
+    video = yt.world.publish(yt.channel, appear_after=0.0)
+    async with yt.testbed.hold("www.youtube.test") as gate:
+        assert await yt.world.ping(video) == [503]
+        assert video.entry_id not in yt.entry_ids()
+        await gate.wait_arrived(1)
+    yt.service.refetch_timeout = 30.0
+    yt.testbed.clock.advance(3600)
+    assert await yt.world.retry_due() == [200]
+    assert video.entry_id in yt.entry_ids()
