@@ -75,7 +75,9 @@ _PG_FEED_DOCUMENT: sa.ColumnElement[Any] = sa.literal_column(
     "to_tsvector('simple'::regconfig, coalesce(feeds.title, '') || ' ' || "
     "regexp_replace(feeds.url || ' ' || feeds.original_url, '[^[:alnum:]]+', ' ', 'g'))"
 )
-_PG_AUTHOR_DOCUMENT: sa.ColumnElement[Any] = sa.literal_column("to_tsvector('simple'::regconfig, authors.name)")
+_PG_AUTHOR_DOCUMENT: sa.ColumnElement[Any] = sa.literal_column(
+    "to_tsvector('simple'::regconfig, authors.name)"
+)
 
 
 def _order(sort: str, descending: bool) -> list[sa.ColumnElement[Any]]:

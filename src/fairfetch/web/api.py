@@ -19,7 +19,13 @@ from fairfetch.store import directory_repo as repo
 from fairfetch.web import actions, auth
 from fairfetch.web.app import ctx_of
 from fairfetch.web.stats import crawlstats
-from fairfetch.web.views import entry_document, feed_document, feed_summary, jsonable
+from fairfetch.web.views import (
+    entry_document,
+    feed_document,
+    feed_summary,
+    jsonable,
+    websub_of,
+)
 
 router = APIRouter(tags=["directory"])
 
@@ -129,7 +135,8 @@ def list_feeds(
 def show_feed(request: Request, feed_id: FeedId) -> dict[str, Any]:
     ctx = ctx_of(request)
     feed = ctx.store.get_feed(feed_id)
-    return feed_document(feed, ctx.store.feed_details(feed.id, crawl_limit=20))
+    details = ctx.store.feed_details(feed.id, crawl_limit=20)
+    return feed_document(feed, details, websub_of(ctx.store, feed.id))
 
 
 @router.get(

@@ -20,7 +20,7 @@ from fairfetch.web.app import ctx_of
 from fairfetch.web.chart import crawl_chart_svg
 from fairfetch.web.opml import opml_lines
 from fairfetch.web.stats import crawlstats
-from fairfetch.web.views import KIND_PAGES, KINDS, STATUSES
+from fairfetch.web.views import KIND_PAGES, KINDS, STATUSES, websub_of
 
 router = APIRouter()
 
@@ -246,7 +246,13 @@ def feed_page(request: Request, feed_id: FeedId) -> Response:
     return _render(
         request,
         "feed.html",
-        {"feed": feed, "details": details, "entries": latest.rows, "entry_total": latest.total},
+        {
+            "feed": feed,
+            "details": details,
+            "entries": latest.rows,
+            "entry_total": latest.total,
+            "websub": websub_of(ctx.store, feed.id),
+        },
     )
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Generator
+import signal
+from collections.abc import Awaitable, Callable, Generator
 from typing import Any
 
 import uvicorn
@@ -74,3 +75,80 @@ async def serve(
         server.should_exit = True
         with contextlib.suppress(asyncio.CancelledError, SystemExit):
             await task
+
+
+def _notifier() -> Callable[[SqlStore, Settings, asyncio.Event], Awaitable[None]] | None:
+    """The notify job's service loop, when that job is installed."""
+    try:
+        from fairfetch.notify.service import run_forever
+    except ImportError:
+        return None
+    return run_forever
+
+
+async def run_all(
+    settings: Settings,
+    store: SqlStore,
+    stop: asyncio.Event,
+    *,
+    host: str,
+    port: int,
+    on_started: Callable[[str], None] | None = None,
+) -> None:
+    """Crawler, notifier (if installed) and web in this event loop until ``stop`` is set.
+
+    If any part fails, the others are stopped and the failure is raised: a half-running
+    service that looks alive is worse than one that stopped.
+    """
+    from fairfetch.crawl import Crawler
+
+    crawler = Crawler(store, settings)
+    parts: list[Awaitable[None]] = [
+        crawler.run_forever(stop),
+        serve(settings, store, crawler, stop, host=host, port=port, on_started=on_started),
+    ]
+    notify = _notifier()
+    if notify is not None:
+        parts.append(notify(store, settings, stop))
+    tasks = [asyncio.ensure_future(p) for p in parts]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for t in tasks:
+            exc = None if t.cancelled() else t.exception()
+            if exc is not None:
+                raise exc
+    finally:
+        stop.set()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        with contextlib.suppress(Exception):
+            await crawler.aclose()
+
+
+def install_stop_signals(stop: asyncio.Event) -> None:
+    """SIGINT and SIGTERM set ``stop`` (every part then finishes its work and returns)."""
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, stop.set)
+
+
+def run_service(
+    settings: Settings,
+    store: SqlStore,
+    *,
+    host: str,
+    port: int,
+    on_started: Callable[[str], None] | None = None,
+) -> None:
+    """``fairfetch run`` as a blocking call (the demo uses it): until SIGINT or SIGTERM."""
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        install_stop_signals(stop)
+        await run_all(settings, store, stop, host=host, port=port, on_started=on_started)
+
+    asyncio.run(main())

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from fairfetch.store.records import FeedRecord
+from fairfetch.store.sql import SqlStore
 
 KINDS = ("podcast", "newsletter", "video", "blog")
 STATUSES = ("new", "ok", "error", "dead")
@@ -54,7 +55,21 @@ def feed_summary(row: dict[str, Any]) -> dict[str, Any]:
     return jsonable({k: row.get(k) for k in keys})
 
 
-def feed_document(feed: FeedRecord, details: dict[str, Any]) -> dict[str, Any]:
+def websub_of(store: SqlStore, feed_id: int) -> dict[str, Any] | None:
+    """The feed's WebSub subscription (hub, lease expiry) when the WebSub job is installed."""
+    try:
+        from fairfetch.websub.status import websub_summary
+    except ImportError:
+        return None
+    try:
+        return websub_summary(store, feed_id)
+    except Exception as exc:  # another job's failure must not take the feed page down; say so
+        return {"error": f"{type(exc).__name__}: {exc}"}
+
+
+def feed_document(
+    feed: FeedRecord, details: dict[str, Any], websub: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """What ``feeds show --json`` shows, plus the recent crawls (DESIGN.md's contract fields)."""
     return jsonable(
         {
@@ -86,7 +101,7 @@ def feed_document(feed: FeedRecord, details: dict[str, Any]) -> dict[str, Any]:
             "authors": details.get("authors", []),
             "entry_count": feed.entry_count,
             "newest_entry_at": feed.newest_entry_at,
-            "websub": {"hubs": list(feed.hub_urls), "self": feed.self_url},
+            "websub": {"hubs": list(feed.hub_urls), "self": feed.self_url, **(websub or {})},
             "crawls": details.get("crawls", []),
         }
     )

@@ -14,30 +14,71 @@ AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
 def test_web_api_lists_filters_and_shows_feeds(client, store: SqlStore) -> None:
-    a = add_crawled(store, "http://a.test/feed", title="Alpha", kind="podcast",
-                    entries=[Entry(id="1", title="one"), Entry(id="2", title="two")])
-    add_crawled(store, "http://b.test/feed", title="Beta", kind="blog", status="dead",
-                error_count=10, last_error="gone: 410", outcome="error", error_kind="gone")
+    a = add_crawled(
+        store,
+        "http://a.test/feed",
+        title="Alpha",
+        kind="podcast",
+        entries=[Entry(id="1", title="one"), Entry(id="2", title="two")],
+    )
+    add_crawled(
+        store,
+        "http://b.test/feed",
+        title="Beta",
+        kind="blog",
+        status="dead",
+        error_count=10,
+        last_error="gone: 410",
+        outcome="error",
+        error_kind="gone",
+    )
     body = client.get("/api/v1/feeds").json()
-    assert body["total"] == 2 and [f["title"] for f in body["items"]] == ["Alpha", "Beta"]
+    assert body["total"] == 2
+    assert [f["title"] for f in body["items"]] == ["Alpha", "Beta"]
     assert client.get("/api/v1/feeds", params={"kind": "podcast"}).json()["total"] == 1
     dead = client.get("/api/v1/feeds", params={"status": "dead"}).json()["items"]
     assert [f["url"] for f in dead] == ["http://b.test/feed"]
     shown = client.get(f"/api/v1/feeds/{a}").json()
-    for key in ("url", "original_url", "title", "kind", "kind_evidence", "status",
-                "error_count", "last_error", "last_success_at", "last_fetched_at",
-                "next_crawl_at", "etag", "last_modified", "redirects", "contacts", "authors",
-                "entry_count", "websub", "crawls"):
+    for key in (
+        "url",
+        "original_url",
+        "title",
+        "kind",
+        "kind_evidence",
+        "status",
+        "error_count",
+        "last_error",
+        "last_success_at",
+        "last_fetched_at",
+        "next_crawl_at",
+        "etag",
+        "last_modified",
+        "redirects",
+        "contacts",
+        "authors",
+        "entry_count",
+        "websub",
+        "crawls",
+    ):
         assert key in shown, key
-    assert shown["entry_count"] == 2 and shown["last_success_at"].endswith("Z")
+    assert shown["entry_count"] == 2
+    assert shown["last_success_at"].endswith("Z")
     entries = client.get(f"/api/v1/feeds/{a}/entries").json()
-    assert entries["total"] == 2 and {e["title"] for e in entries["items"]} == {"one", "two"}
+    assert entries["total"] == 2
+    assert {e["title"] for e in entries["items"]} == {"one", "two"}
     assert client.get("/api/v1/entries", params={"feed_id": a}).json()["total"] == 2
 
 
 def test_web_api_rejects_bad_parameters_with_4xx(client) -> None:
-    for params in ({"kind": "radio"}, {"status": "x"}, {"sort": "x"}, {"page": 0},
-                   {"per_page": 1000}, {"order": "sideways"}, {"q": "q" * 201}):
+    for params in (
+        {"kind": "radio"},
+        {"status": "x"},
+        {"sort": "x"},
+        {"page": 0},
+        {"per_page": 1000},
+        {"order": "sideways"},
+        {"q": "q" * 201},
+    ):
         r = client.get("/api/v1/feeds", params=params)
         assert r.status_code == 422, params
         assert r.json()["detail"].startswith("bad request: ")
@@ -48,14 +89,17 @@ def test_web_api_rejects_bad_parameters_with_4xx(client) -> None:
 def test_web_api_writes_need_the_token(client, store: SqlStore) -> None:
     fid = add_crawled(store, "http://a.test/feed")
     r = client.delete(f"/api/v1/feeds/{fid}")
-    assert r.status_code == 401 and r.headers["www-authenticate"] == "Bearer"
+    assert r.status_code == 401
+    assert r.headers["www-authenticate"] == "Bearer"
     r = client.delete(f"/api/v1/feeds/{fid}", headers={"Authorization": "Bearer wrong"})
-    assert r.status_code == 403 and "not valid" in r.json()["detail"]
+    assert r.status_code == 403
+    assert "not valid" in r.json()["detail"]
     assert client.post("/api/v1/feeds", json={"url": "http://x.test/"}).status_code == 401
     assert client.post(f"/api/v1/feeds/{fid}/refresh").status_code == 401
     assert store.find_feed(fid) is not None  # nothing happened
     r = client.delete(f"/api/v1/feeds/{fid}", headers=AUTH)
-    assert r.status_code == 200 and r.json() == {"deleted": fid, "url": "http://a.test/feed"}
+    assert r.status_code == 200
+    assert r.json() == {"deleted": fid, "url": "http://a.test/feed"}
     assert store.find_feed(fid) is None
     assert client.delete(f"/api/v1/feeds/{fid}", headers=AUTH).status_code == 404
 
@@ -64,9 +108,11 @@ def test_web_writing_is_disabled_without_a_configured_token(store: SqlStore) -> 
     fid = add_crawled(store, "http://a.test/feed")
     with make_client(Settings(db=store.url, admin_token=""), store) as c:
         r = c.delete(f"/api/v1/feeds/{fid}", headers={"Authorization": "Bearer "})
-        assert r.status_code == 403 and "writing is disabled" in r.json()["detail"]
+        assert r.status_code == 403
+        assert "writing is disabled" in r.json()["detail"]
         r = c.post(f"/feeds/{fid}/delete", data={"token": "anything"})
-        assert r.status_code == 403 and "writing is disabled" in r.text
+        assert r.status_code == 403
+        assert "writing is disabled" in r.text
         assert "Refresh now" not in c.get(f"/feeds/{fid}").text
     assert store.find_feed(fid) is not None
 
@@ -76,12 +122,14 @@ def test_web_form_delete_with_token_sets_cookie_for_next_forms(client, store: Sq
     b = add_crawled(store, "http://b.test/feed")
     assert client.post(f"/feeds/{a}/delete", data={"token": "nope"}).status_code == 403
     r = client.post(f"/feeds/{a}/delete", data={"token": TOKEN}, follow_redirects=False)
-    assert r.status_code == 303 and r.headers["location"] == "/feeds?notice=deleted"
+    assert r.status_code == 303
+    assert r.headers["location"] == "/feeds?notice=deleted"
     assert "httponly" in r.headers["set-cookie"].lower()
     assert "samesite=strict" in r.headers["set-cookie"].lower()
     assert store.find_feed(a) is None
     r = client.post(f"/feeds/{b}/delete", follow_redirects=False)  # cookie alone now
-    assert r.status_code == 303 and store.find_feed(b) is None
+    assert r.status_code == 303
+    assert store.find_feed(b) is None
 
 
 def test_web_api_add_rejects_invalid_urls_without_fetching(client) -> None:
@@ -104,5 +152,6 @@ def test_web_api_stats_and_openapi(client, store: SqlStore) -> None:
     assert {"get", "post"} <= set(paths["/api/v1/feeds"])
     assert {"get", "delete"} <= set(paths["/api/v1/feeds/{feed_id}"])
     assert "post" in paths["/api/v1/feeds/{feed_id}/refresh"]
-    assert "/api/v1/entries" in paths and "/api/v1/stats" in paths
+    assert "/api/v1/entries" in paths
+    assert "/api/v1/stats" in paths
     assert "HTTPBearer" in doc["components"]["securitySchemes"]

@@ -15,10 +15,12 @@ from .conftest import add_crawled, record_crawl
 def test_web_crawlstats_counts_outcomes_per_window_and_throttles_per_key(store) -> None:
     now = datetime.now(UTC).replace(second=30, microsecond=0)
     fid = add_crawled(store, "http://a.letterbox.test/feed", at=now - timedelta(minutes=1))
-    record_crawl(store, fid, at=now - timedelta(minutes=2), outcome="throttled",
-                 key="letterbox.test")
-    record_crawl(store, fid, at=now - timedelta(minutes=3), outcome="throttled",
-                 key="letterbox.test")
+    record_crawl(
+        store, fid, at=now - timedelta(minutes=2), outcome="throttled", key="letterbox.test"
+    )
+    record_crawl(
+        store, fid, at=now - timedelta(minutes=3), outcome="throttled", key="letterbox.test"
+    )
     record_crawl(store, fid, at=now - timedelta(hours=3), outcome="throttled", key="other.test")
     record_crawl(store, fid, at=now - timedelta(hours=2), outcome="error", error_kind="dns")
     record_crawl(store, fid, at=now - timedelta(minutes=5), outcome="not_modified", nbytes=10)
@@ -26,10 +28,16 @@ def test_web_crawlstats_counts_outcomes_per_window_and_throttles_per_key(store) 
     stats = crawlstats(store, Settings(db=store.url), MinuteCache(), now)
     assert stats["last_hour"]["crawls"] == {"ok": 1, "throttled": 2, "not_modified": 1}
     assert stats["last_day"]["crawls"] == {
-        "ok": 1, "throttled": 3, "not_modified": 1, "error:dns": 1}
+        "ok": 1,
+        "throttled": 3,
+        "not_modified": 1,
+        "error:dns": 1,
+    }
     assert stats["last_hour"]["throttles_by_key"] == [{"key": "letterbox.test", "throttles": 2}]
     assert stats["last_day"]["throttles_by_key"] == [
-        {"key": "letterbox.test", "throttles": 2}, {"key": "other.test", "throttles": 1}]
+        {"key": "letterbox.test", "throttles": 2},
+        {"key": "other.test", "throttles": 1},
+    ]
     assert stats["last_hour"]["bytes"] == 1234 + 10
     per_minute = {m["minute"]: m["counts"] for m in stats["per_minute"]}
     assert per_minute[(now - timedelta(minutes=2)).replace(second=0)] == {"throttled": 1}
@@ -53,10 +61,19 @@ def test_web_crawlstats_queue_and_troubled_feeds(store) -> None:
     now = datetime.now(UTC)
     add_crawled(store, "http://due.test/feed", at=now - timedelta(hours=2))  # due 1 h ago
     add_crawled(store, "http://soon.test/feed", at=now - timedelta(minutes=10))  # due in 50 min
-    add_crawled(store, "http://dead.test/feed", status="dead", error_count=10,
-                last_error="gone: 410", outcome="error", error_kind="gone", next_crawl_at=None)
+    add_crawled(
+        store,
+        "http://dead.test/feed",
+        status="dead",
+        error_count=10,
+        last_error="gone: 410",
+        outcome="error",
+        error_kind="gone",
+        next_crawl_at=None,
+    )
     stats = crawlstats(store, Settings(db=store.url), MinuteCache(), now)
-    assert stats["queue"]["due"] == 1 and stats["queue"]["next_hour"] == 1
+    assert stats["queue"]["due"] == 1
+    assert stats["queue"]["next_hour"] == 1
     assert stats["queue"]["oldest_due_at"] is not None
     assert [f["url"] for f in stats["troubled_feeds"]] == ["http://dead.test/feed"]
     assert stats["feeds"]["by_status"] == {"ok": 2, "dead": 1}
@@ -70,12 +87,15 @@ def test_web_crawlstats_page_has_the_chart(client, store: SqlStore) -> None:
     assert '<svg id="crawl-chart"' in t
     assert len(re.findall(r'class="bar bar-ok"', t)) == 1
     assert len(re.findall(r'class="bar bar-throttled"', t)) == 1
-    assert "lb.test" in t and 'id="queue-due"' in t
+    assert "lb.test" in t
+    assert 'id="queue-due"' in t
+    assert '<section class="websub" id="websub">' in t  # the WebSub job's ping counters
+    assert "<td>received</td>" in t
 
 
 def test_web_metrics_count_crawls_recorded_after_start(client, store: SqlStore) -> None:
     before = client.get("/metrics").text
-    assert 'fairfetch_crawls_total{' not in before
+    assert "fairfetch_crawls_total{" not in before
     now = datetime.now(UTC)
     fid = add_crawled(store, "http://a.test/feed", at=now)
     record_crawl(store, fid, at=now, outcome="throttled")

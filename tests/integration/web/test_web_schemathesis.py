@@ -34,9 +34,15 @@ MAX_EXAMPLES = 6
 def api_schema(tmp_path: Any) -> Iterator[Any]:
     store = open_store(f"sqlite:///{tmp_path}/fuzz.db")
     now = datetime.now(UTC)
-    add_crawled(store, "http://a.test/feed", title="<script>x</script>", kind="podcast", at=now,
-                entries=[Entry(id="1", title="one", link="javascript:alert(1)")],
-                authors=[(Person(name="Ann"), "author")])
+    add_crawled(
+        store,
+        "http://a.test/feed",
+        title="<script>x</script>",
+        kind="podcast",
+        at=now,
+        entries=[Entry(id="1", title="one", link="javascript:alert(1)")],
+        authors=[(Person(name="Ann"), "author")],
+    )
     add_crawled(store, "http://b.test/feed", title=None, status="dead", at=now)
     app = create_app(Settings(db=store.url, admin_token=TOKEN), store)
     yield schemathesis.openapi.from_asgi("/api/v1/openapi.json", app)

@@ -16,8 +16,13 @@ def _urls(page: repo.Page) -> list[str]:
 def test_web_search_finds_title_url_and_author(any_store: SqlStore) -> None:
     s = any_store
     add_crawled(s, "http://gardening.test/rss", title="Green Thumbs Weekly", at=NOW)
-    add_crawled(s, "http://cooking.test/feed", title="Kitchen Notes", at=NOW,
-                authors=[(Person(name="Marguerite Duras"), "author")])
+    add_crawled(
+        s,
+        "http://cooking.test/feed",
+        title="Kitchen Notes",
+        at=NOW,
+        authors=[(Person(name="Marguerite Duras"), "author")],
+    )
     add_crawled(s, "http://other.test/feed", title="Nothing Related", at=NOW)
     assert _urls(repo.search_feeds(s, "thumbs")) == ["http://gardening.test/rss"]
     assert _urls(repo.search_feeds(s, "GREEN weekly")) == ["http://gardening.test/rss"]
@@ -31,20 +36,47 @@ def test_web_search_finds_title_url_and_author(any_store: SqlStore) -> None:
 def test_web_search_query_syntax_from_users_is_inert(any_store: SqlStore) -> None:
     s = any_store
     add_crawled(s, "http://a.test/feed", title="Alpha NEAR beta", at=NOW)
-    for q in ('"', "alpha OR", "NEAR(", "*", "title:alpha", "alpha AND NOT", "a'b", "\x00",
-              "-alpha", "alpha & | ! :*", "((((", "\ud800"):
+    for q in (
+        '"',
+        "alpha OR",
+        "NEAR(",
+        "*",
+        "title:alpha",
+        "alpha AND NOT",
+        "a'b",
+        "\x00",
+        "-alpha",
+        "alpha & | ! :*",
+        "((((",
+        "\ud800",
+    ):
         repo.search_feeds(s, q)  # must not raise
     assert repo.search_feeds(s, 'alpha:"beta"').total == 1  # read as the words alpha, beta
 
 
 def test_web_search_index_follows_updates_deletes_and_author_changes(any_store: SqlStore) -> None:
     s = any_store
-    fid = add_crawled(s, "http://x.test/feed", title="Old Name", at=NOW,
-                      authors=[(Person(name="First Author"), "author")])
+    fid = add_crawled(
+        s,
+        "http://x.test/feed",
+        title="Old Name",
+        at=NOW,
+        authors=[(Person(name="First Author"), "author")],
+    )
     assert repo.search_feeds(s, "old").total == 1
-    s.write([CrawlWrite(feed_id=fid, url="http://x.test/feed", at=NOW, outcome="ok",
-                        politeness_key="x.test", feed_changes={"title": "New Name"},
-                        authors=[(Person(name="Second Writer"), "author")])])
+    s.write(
+        [
+            CrawlWrite(
+                feed_id=fid,
+                url="http://x.test/feed",
+                at=NOW,
+                outcome="ok",
+                politeness_key="x.test",
+                feed_changes={"title": "New Name"},
+                authors=[(Person(name="Second Writer"), "author")],
+            )
+        ]
+    )
     assert repo.search_feeds(s, "old").total == 0
     assert repo.search_feeds(s, "new name").total == 1
     assert repo.search_feeds(s, "first").total == 0
@@ -61,14 +93,17 @@ def test_web_search_filters_and_pages(any_store: SqlStore) -> None:
     assert repo.search_feeds(s, "radio").total == 6
     assert repo.search_feeds(s, "radio", kind="podcast").total == 5
     page = repo.search_feeds(s, "radio", kind="podcast", limit=2, offset=4)
-    assert page.total == 5 and len(page.rows) == 1
+    assert page.total == 5
+    assert len(page.rows) == 1
 
 
 def test_web_search_page_and_api(client, store: SqlStore) -> None:
     add_crawled(store, "http://gardening.test/rss", title="Green Thumbs Weekly", at=NOW)
     r = client.get("/search", params={"q": "thumbs"})
     assert r.status_code == 200
-    assert "Green Thumbs Weekly" in r.text and "1 feed matching" in r.text
+    assert "Green Thumbs Weekly" in r.text
+    assert "1 feed matching" in r.text
     api = client.get("/api/v1/feeds", params={"q": "green"}).json()
-    assert api["total"] == 1 and api["items"][0]["url"] == "http://gardening.test/rss"
+    assert api["total"] == 1
+    assert api["items"][0]["url"] == "http://gardening.test/rss"
     assert "at least one word" in client.get("/search", params={"q": "!!!"}).text

@@ -43,8 +43,18 @@ def test_web_chart_series_mapping() -> None:
     assert series_of("error:dns") == "error"
     assert series_of("throttled") == "throttled"
     assert series_of("not_modified") == "not_modified"
-    assert series_of("outage") == "other" and series_of("skipped") == "other"
+    assert series_of("outage") == "other"
+    assert series_of("skipped") == "other"
 
 
 def test_web_chart_scale() -> None:
-    assert [_nice_ceiling(v) for v in (0, 1, 3, 7, 10, 11, 99, 101)] == [0, 1, 5, 10, 10, 20, 100, 200]
+    assert [_nice_ceiling(v) for v in (0, 1, 3, 7, 10, 11, 99, 101)] == [
+        0,
+        1,
+        5,
+        10,
+        10,
+        20,
+        100,
+        200,
+    ]
