@@ -12,7 +12,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from email.message import EmailMessage
+from email.message import Message
 from typing import Any
 
 from fairfetch.config import Settings
@@ -58,20 +58,31 @@ class SendReport:
 
 @dataclass(frozen=True)
 class _Prepared:
-    msg: EmailMessage | None
+    msg: Message | None
     subject: str = ""
     decision: Decision = field(default_factory=Decision)
     included: tuple[int, ...] | None = None
     cancel_reason: str | None = None
 
 
-def _prepare(store: SqlStore, settings: Settings, row: dict[str, Any], now: datetime) -> _Prepared:
+def _prepare(
+    store: SqlStore,
+    settings: Settings,
+    row: dict[str, Any],
+    now: datetime,
+    contexts: dict[int, dict[str, Any]] | None = None,
+) -> _Prepared:
     links = render.Links(settings.public_url)
     msg_id = render.message_id(row["message_id"], settings.mail_from)
     if row["flagged_at"] is not None:
         return _Prepared(None, cancel_reason="address flagged after repeated hard failures")
     if row["kind"] in ("confirm", "item"):
-        ctx = repo.item_context(store, row["id"])
+        ctx: dict[str, Any] | None
+        if contexts is not None and row["id"] in contexts:
+            ctx = dict(contexts[row["id"]])
+            ctx["balances"] = repo.publisher_balances(store, ctx["sponsors"].values())
+        else:
+            ctx = repo.item_context(store, row["id"])
         if ctx is None:
             return _Prepared(None, cancel_reason="subscription no longer exists")
         sub = ctx["subscription"]
@@ -146,11 +157,12 @@ async def _deliver(
     row: dict[str, Any],
     now: datetime,
     report: SendReport,
+    contexts: dict[int, dict[str, Any]] | None = None,
 ) -> bool:
     """One outbox row. Returns False when the pass should stop (temporary failure)."""
     if row["reader_id"] in report.flagged_readers:
         row = {**row, "flagged_at": now}
-    prep = _prepare(store, settings, row, now)
+    prep = _prepare(store, settings, row, now, contexts)
     if prep.msg is None:
         repo.cancel(store, row["id"], prep.cancel_reason or "cancelled",
                     status="failed" if row["flagged_at"] is not None else "cancelled")
@@ -211,9 +223,15 @@ async def send_due(
             )
             if not rows:
                 break
+            contexts = repo.item_contexts(
+                store, [r["id"] for r in rows if r["kind"] in ("confirm", "item")]
+            )
             for row in rows:
                 await pacer.wait()
-                if not await _deliver(store, settings, session, row, now or _utcnow(), report):
+                ok = await _deliver(
+                    store, settings, session, row, now or _utcnow(), report, contexts
+                )
+                if not ok:
                     return report
             if only_ids is not None:
                 break

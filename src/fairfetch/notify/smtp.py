@@ -8,13 +8,14 @@ credentials are given) or ``smtps://…`` (implicit TLS). Mail goes only to that
 from __future__ import annotations
 
 from dataclasses import dataclass
-from email.message import EmailMessage
+from email.message import Message
 from urllib.parse import unquote, urlsplit
 
 import aiosmtplib
 
 from fairfetch.errors import ConfigError
 from fairfetch.notify.backoff import classify_reply
+from fairfetch.notify.render import as_bytes
 
 __all__ = ["Attempt", "SmtpConfig", "SmtpSession"]
 
@@ -80,11 +81,10 @@ class SmtpSession:
         self._client = client
         return client
 
-    async def send(self, msg: EmailMessage, *, sender: str, recipient: str) -> Attempt:
+    async def send(self, msg: Message, *, sender: str, recipient: str) -> Attempt:
         try:
             client = await self._connect()
-            # flattened with the message's own policy (no folding inside long URLs in headers)
-            await client.sendmail(sender, [recipient], msg.as_bytes(policy=msg.policy))
+            await client.sendmail(sender, [recipient], as_bytes(msg))
         except aiosmtplib.SMTPRecipientsRefused as exc:
             codes = [e.code for e in exc.recipients]
             code = max(codes) if codes else None

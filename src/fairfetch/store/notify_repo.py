@@ -241,9 +241,7 @@ def update_subscription(
         )
         if tz:
             conn.execute(
-                notify_readers.update()
-                .where(notify_readers.c.id == sub["reader_id"])
-                .values(tz=tz)
+                notify_readers.update().where(notify_readers.c.id == sub["reader_id"]).values(tz=tz)
             )
 
 
@@ -382,9 +380,7 @@ def _news_entries(
     options: NotifyOptions,
 ) -> list[dict[str, Any]]:
     """The new rows that are news: not republished old items, not an old item under a new id."""
-    newest = conn.execute(
-        sa.select(feeds.c.newest_entry_at).where(feeds.c.id == feed_id)
-    ).scalar()
+    newest = conn.execute(sa.select(feeds.c.newest_entry_at).where(feeds.c.id == feed_id)).scalar()
     rows: list[dict[str, Any]] = []
     for i in range(0, len(entry_ids), _CHUNK):
         part = list(entry_ids[i : i + _CHUNK])
@@ -632,9 +628,11 @@ def balances(store: SqlStore) -> list[dict[str, Any]]:
 def item_context(store: SqlStore, outbox_id: int) -> dict[str, Any] | None:
     """Everything the item and confirmation templates need, plus billing inputs."""
     with store.engine.connect() as conn:
-        box = conn.execute(
-            sa.select(notify_outbox).where(notify_outbox.c.id == outbox_id)
-        ).mappings().first()
+        box = (
+            conn.execute(sa.select(notify_outbox).where(notify_outbox.c.id == outbox_id))
+            .mappings()
+            .first()
+        )
         if box is None or box["subscription_id"] is None:
             return None
         sub = (
@@ -666,12 +664,75 @@ def item_context(store: SqlStore, outbox_id: int) -> dict[str, Any] | None:
     }
 
 
+def item_contexts(store: SqlStore, outbox_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+    """:func:`item_context` for a batch of rows in a handful of queries (the sender's hot path).
+
+    Balances are not included: they change with every charged mail, so the sender reads them
+    per message with :func:`publisher_balances`.
+    """
+    ids = list(outbox_ids)
+    if not ids:
+        return {}
+    with store.engine.connect() as conn:
+        boxes = {
+            r["id"]: dict(r)
+            for r in conn.execute(
+                sa.select(notify_outbox).where(notify_outbox.c.id.in_(ids))
+            ).mappings()
+        }
+        sub_ids = {b["subscription_id"] for b in boxes.values() if b["subscription_id"]}
+        subs = {
+            r["id"]: dict(r)
+            for r in conn.execute(
+                _listing_query().where(notify_subscriptions.c.id.in_(sorted(sub_ids) or [-1]))
+            ).mappings()
+        }
+        feed_ids = {s["feed_id"] for s in subs.values()}
+        feed_rows = {
+            r["id"]: dict(r)
+            for r in conn.execute(
+                sa.select(feeds).where(feeds.c.id.in_(sorted(feed_ids) or [-1]))
+            ).mappings()
+        }
+        entry_ids = {b["entry_id"] for b in boxes.values() if b["entry_id"]}
+        entry_rows = {
+            r["id"]: dict(r)
+            for r in conn.execute(
+                sa.select(entries).where(entries.c.id.in_(sorted(entry_ids) or [-1]))
+            ).mappings()
+        }
+        sponsors = _sponsor_map(conn, feed_ids)
+    out: dict[int, dict[str, Any]] = {}
+    for oid, box in boxes.items():
+        sub = subs.get(box["subscription_id"])
+        if sub is None:
+            continue
+        out[oid] = {
+            "outbox": box,
+            "subscription": sub,
+            "feed": feed_rows[sub["feed_id"]],
+            "entry": entry_rows.get(box["entry_id"]) if box["entry_id"] else None,
+            "sponsors": {k: v for k, v in sponsors.items() if k == sub["feed_id"]},
+        }
+    return out
+
+
+def publisher_balances(store: SqlStore, publisher_ids: Iterable[int]) -> dict[int, int]:
+    ids = list(publisher_ids)
+    if not ids:
+        return {}
+    with store.engine.connect() as conn:
+        return _balances(conn, ids)
+
+
 def digest_context(store: SqlStore, outbox_id: int) -> dict[str, Any] | None:
     """The issue's items (of subscriptions still active), grouped by feed, plus billing inputs."""
     with store.engine.connect() as conn:
-        box = conn.execute(
-            sa.select(notify_outbox).where(notify_outbox.c.id == outbox_id)
-        ).mappings().first()
+        box = (
+            conn.execute(sa.select(notify_outbox).where(notify_outbox.c.id == outbox_id))
+            .mappings()
+            .first()
+        )
         if box is None:
             return None
         reader = (
@@ -742,9 +803,11 @@ def mark_sent(
         ).rowcount
         if not updated:
             return
-        box = conn.execute(
-            sa.select(notify_outbox).where(notify_outbox.c.id == outbox_id)
-        ).mappings().one()
+        box = (
+            conn.execute(sa.select(notify_outbox).where(notify_outbox.c.id == outbox_id))
+            .mappings()
+            .one()
+        )
         conn.execute(
             notify_readers.update()
             .where(notify_readers.c.id == box["reader_id"])
@@ -968,3 +1031,71 @@ def reader_exists(store: SqlStore, reader_token: str) -> bool:
             ).first()
             is not None
         )
+
+
+def import_subscriptions(
+    store: SqlStore,
+    rows: Sequence[dict[str, Any]],
+    now: datetime,
+) -> int:
+    """Bulk-import subscriptions that were already confirmed elsewhere (a list moved from another
+    service, the benchmarks): each row has ``email``, ``feed_id`` and optionally ``mode``,
+    ``hour``, ``weekday``, ``tz``, ``only``, ``exclude``. Existing (reader, feed) pairs are kept.
+    Returns the number created. Not for sign-ups: those go through :func:`subscribe`."""
+    created = 0
+    with store.engine.begin() as conn:
+        readers = {
+            r.email: r.id
+            for r in conn.execute(sa.select(notify_readers.c.email, notify_readers.c.id))
+        }
+        new_readers = []
+        for row in rows:
+            if row["email"] not in readers:
+                readers[row["email"]] = -1
+                new_readers.append(
+                    {
+                        "email": row["email"],
+                        "tz": row.get("tz") or "UTC",
+                        "created_at": now,
+                        "hard_failures": 0,
+                        "token": _token(),
+                    }
+                )
+        if new_readers:
+            conn.execute(notify_readers.insert(), new_readers)
+            readers = {
+                r.email: r.id
+                for r in conn.execute(sa.select(notify_readers.c.email, notify_readers.c.id))
+            }
+        have = {
+            (r.reader_id, r.feed_id)
+            for r in conn.execute(
+                sa.select(notify_subscriptions.c.reader_id, notify_subscriptions.c.feed_id)
+            )
+        }
+        subs = []
+        for row in rows:
+            key = (readers[row["email"]], row["feed_id"])
+            if key in have:
+                continue
+            have.add(key)
+            subs.append(
+                {
+                    "reader_id": key[0],
+                    "feed_id": key[1],
+                    "mode": row.get("mode", "realtime"),
+                    "hour": row.get("hour", 8),
+                    "weekday": row.get("weekday", 0),
+                    "only_categories": list(row.get("only", [])),
+                    "except_categories": list(row.get("exclude", [])),
+                    "status": "active",
+                    "confirm_token": _token(),
+                    "manage_token": _token(),
+                    "created_at": now,
+                    "confirmed_at": now,
+                }
+            )
+        for i in range(0, len(subs), 1000):
+            conn.execute(notify_subscriptions.insert(), subs[i : i + 1000])
+        created = len(subs)
+    return created

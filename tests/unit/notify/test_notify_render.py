@@ -24,7 +24,7 @@ ENTRY = {"title": "Post <One>", "link": "https://blog.example.test/post/1", "con
 
 
 def _parse(msg):
-    return email.message_from_bytes(msg.as_bytes(), policy=policy.default)
+    return email.message_from_bytes(render.as_bytes(msg), policy=policy.default)
 
 
 def _check_structure(parsed):
@@ -98,3 +98,19 @@ def test_notify_confirmation_message():
     assert "https://news.example.test/confirm/CTOKEN" in text
     assert "https://news.example.test/confirm/CTOKEN" in html
     assert r.subject == "Confirm your subscription to Example Blog"
+
+
+def test_notify_non_ascii_subject_and_body_survive():
+    feed = {**FEED, "title": "Café Blog"}
+    entry = {**ENTRY, "title": "Crème brûlée — 🍮", "content": "<p>Ça marche</p>"}
+    r = render.item(SUB, feed, entry, LINKS)
+    msg = render.to_email(r, to="zoë@example.test", mail_from="Zoë's feeds <f@x.test>",
+                          msg_id="<u@x.test>", date=NOW)
+    raw = render.as_bytes(msg)
+    assert raw.isascii()  # encoded for any SMTP server, 8BITMIME or not
+    parsed = _parse(msg)
+    assert parsed["Subject"] == "[Café Blog] Crème brûlée — 🍮"
+    assert "Zoë" in str(parsed["From"])
+    text, html = _check_structure(parsed)
+    assert "Ça marche" in text
+    assert "Ça marche" in html
