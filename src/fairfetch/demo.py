@@ -20,6 +20,7 @@ from fairfetch.net.politeness import politeness_key
 from fairfetch.store import SqlStore, open_store
 from fairfetch.testbed import FeedSpec, Testbed
 
+
 @dataclass
 class DemoEnv:
     testbed: Testbed

@@ -46,7 +46,9 @@ def parse_opml(data: bytes, *, name: str = "OPML file") -> list[Outline]:
     return out
 
 
-def build_opml(feeds: Iterable[tuple[str, str | None, str | None]], *, title: str = "fairfetch") -> bytes:
+def build_opml(
+    feeds: Iterable[tuple[str, str | None, str | None]], *, title: str = "fairfetch"
+) -> bytes:
     """(url, title, html_url) triples to an OPML 2.0 document."""
     root = etree.Element("opml", version="2.0")
     head = etree.SubElement(root, "head")

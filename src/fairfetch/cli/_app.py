@@ -37,7 +37,9 @@ def _root(
     ctx: typer.Context,
     db: Annotated[
         str | None,
-        typer.Option("--db", help="Database URL (default: $FAIRFETCH_DB or sqlite:///fairfetch.db)"),
+        typer.Option(
+            "--db", help="Database URL (default: $FAIRFETCH_DB or sqlite:///fairfetch.db)"
+        ),
     ] = None,
     config: Annotated[
         str | None, typer.Option("--config", help="TOML config file", metavar="FILE")

@@ -14,7 +14,9 @@ from fairfetch.cli._app import app, console, globals_of, print_json, settings_of
 from fairfetch.crawl import Crawler, CrawlSummary, FeedResult, utcnow
 
 
-def crawl_with_progress(crawler: Crawler, *, max_feeds: int | None, quiet: bool = False) -> CrawlSummary:
+def crawl_with_progress(
+    crawler: Crawler, *, max_feeds: int | None, quiet: bool = False
+) -> CrawlSummary:
     """One pass over the due feeds with a rich progress bar (done/total, by outcome)."""
     counts = {"ok": 0, "not_modified": 0, "throttled": 0, "error": 0}
     progress = Progress(
@@ -60,7 +62,9 @@ def crawl_with_progress(crawler: Crawler, *, max_feeds: int | None, quiet: bool 
 @app.command("crawl")
 def crawl(
     ctx: typer.Context,
-    once: Annotated[bool, typer.Option("--once", help="Crawl what is due now, then exit 0")] = False,
+    once: Annotated[
+        bool, typer.Option("--once", help="Crawl what is due now, then exit 0")
+    ] = False,
     max_feeds: Annotated[int | None, typer.Option("--max", help="At most N feeds", min=1)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
 ) -> None:
@@ -133,7 +137,9 @@ def print_stats(data: dict[str, Any]) -> None:
     c = Table("outcome", "last hour", "last day", title="crawls")
     keys = sorted(set(data["crawls"]["last_hour"]) | set(data["crawls"]["last_day"]))
     for k in keys:
-        c.add_row(k, str(data["crawls"]["last_hour"].get(k, 0)), str(data["crawls"]["last_day"].get(k, 0)))
+        c.add_row(
+            k, str(data["crawls"]["last_hour"].get(k, 0)), str(data["crawls"]["last_day"].get(k, 0))
+        )
     console.print(c)
     if data["throttles_by_key"]:
         th = Table("politeness key", "throttles (24 h)", title="who is pushing back")

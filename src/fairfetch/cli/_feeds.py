@@ -27,7 +27,9 @@ def _print_add_report(report: AddReport) -> int:
         console.print(f"[dim]exists[/dim] {url}", highlight=False)
     for site, links in report.discovered.items():
         if links:
-            console.print(f"[cyan]discovered[/cyan] {len(links)} feed(s) on {site}", highlight=False)
+            console.print(
+                f"[cyan]discovered[/cyan] {len(links)} feed(s) on {site}", highlight=False
+            )
     for raw, reason in report.invalid:
         err_console.print(f"[red]invalid[/red] {raw!r}: {reason}", highlight=False)
     for raw, reason in report.failed:
@@ -110,8 +112,9 @@ def feeds_list(
         return
     table = Table("status", "kind", "errors", "entries", "url", "title")
     for f in rows:
-        table.add_row(f.status, f.kind or "", str(f.error_count), str(f.entry_count), f.url,
-                      f.title or "")
+        table.add_row(
+            f.status, f.kind or "", str(f.error_count), str(f.entry_count), f.url, f.title or ""
+        )
     console.print(table)
 
 
@@ -143,7 +146,9 @@ def feeds_show(
 def feeds_refresh(
     ctx: typer.Context,
     urls: Annotated[list[str] | None, typer.Argument(help="Feed URLs or ids")] = None,
-    all_feeds: Annotated[bool, typer.Option("--all", help="Every feed (after an incident)")] = False,
+    all_feeds: Annotated[
+        bool, typer.Option("--all", help="Every feed (after an incident)")
+    ] = False,
     kind: Annotated[str | None, typer.Option(help="With --all: only this kind")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON output")] = False,
 ) -> None:

@@ -19,6 +19,7 @@ The rules that matter most:
 from __future__ import annotations
 
 import hashlib
+import itertools
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -140,7 +141,7 @@ def _weight(error_kind: str | None, http_status: int | None) -> float:
 
 
 def backoff_delay(error_count: int, weight: float, policy: HealthPolicy) -> float:
-    """The failure ladder: base × 2^(n-1) × weight, capped. ``error_count`` is after this failure."""
+    """The failure ladder: base × 2^(n-1) × weight, capped; ``error_count`` counts this one."""
     steps = max(0, error_count - 1)
     delay = policy.backoff_base * (2.0 ** min(steps, 20)) * weight
     return min(delay, policy.backoff_cap)
@@ -163,7 +164,7 @@ def adaptive_interval(
     else:
         times = sorted({t for t in entry_times if t is not None}, reverse=True)[:20]
         if len(times) >= 2:
-            gaps = [(a - b).total_seconds() for a, b in zip(times, times[1:], strict=False)]
+            gaps = [(a - b).total_seconds() for a, b in itertools.pairwise(times)]
             gaps = [g for g in gaps if g > 0]
             estimate = statistics.median(gaps) / 2 if gaps else policy.default_interval
         else:
@@ -173,8 +174,11 @@ def adaptive_interval(
 
 def _redirect_changes(state: FeedState, outcome: Outcome, policy: HealthPolicy) -> dict[str, Any]:
     if outcome.new_feed_url and outcome.new_feed_url != state.url:
-        return {"url": outcome.new_feed_url, "redirect_candidate": None,
-                "redirect_candidate_count": 0}
+        return {
+            "url": outcome.new_feed_url,
+            "redirect_candidate": None,
+            "redirect_candidate_count": 0,
+        }
     target = outcome.permanent_target
     if not target or target == state.url:
         if state.redirect_candidate is None and state.redirect_candidate_count == 0:

@@ -159,7 +159,9 @@ class Crawler:
         self._own_fetcher = fetcher is None
         self._dispatcher: Dispatcher[_Job] | None = None
         self._dispatch_task: asyncio.Task[None] | None = None
-        self._write_queue: asyncio.Queue[tuple[CrawlWrite, _Job | None, frozenset[str]]] | None = None
+        self._write_queue: asyncio.Queue[tuple[CrawlWrite, _Job | None, frozenset[str]]] | None = (
+            None
+        )
         self._writer_task: asyncio.Task[None] | None = None
         self._held: list[tuple[CrawlWrite, _Job]] = []  # network failures awaiting a verdict
         self.outages = OutageDetector(threshold_keys=settings.outage_keys)
@@ -238,9 +240,7 @@ class Crawler:
             now, dead_probe_interval=self.settings.dead_probe_interval, limit=limit
         )
 
-    async def refresh(
-        self, keys: Sequence[str | int], *, trigger: str = "refresh"
-    ) -> CrawlSummary:
+    async def refresh(self, keys: Sequence[str | int], *, trigger: str = "refresh") -> CrawlSummary:
         """Crawl these feeds now, whatever their schedule (dead ones included: that revives)."""
         started = time.monotonic()
         summary = CrawlSummary()
@@ -338,7 +338,9 @@ class Crawler:
         await dispatcher.put(url, _AddFetch(one), key=politeness_key(url))  # type: ignore[arg-type]
         return await box
 
-    async def _submit(self, feed: FeedRecord, trigger: str, *, keep_ids: bool) -> asyncio.Future[FeedResult]:
+    async def _submit(
+        self, feed: FeedRecord, trigger: str, *, keep_ids: bool
+    ) -> asyncio.Future[FeedResult]:
         dispatcher = self._ensure_started()
         job = _Job(feed, trigger, asyncio.get_running_loop().create_future(), keep_ids)
         await dispatcher.put(feed.url, job, key=feed.politeness_key)
@@ -428,7 +430,9 @@ class Crawler:
         extra: dict[str, Any] = {}
         entry_ids: frozenset[str] = frozenset()
         if result.throttled:
-            outcome = Outcome("throttled", http_status=result.status, retry_after=result.retry_after)
+            outcome = Outcome(
+                "throttled", http_status=result.status, retry_after=result.retry_after
+            )
         elif result.not_modified:
             outcome = Outcome(
                 "not_modified",
@@ -441,8 +445,9 @@ class Crawler:
             if not parsed.ok:
                 kind = "not_a_feed" if looks_like_html(result.body) else "parse"
                 detail = "; ".join(parsed.problems[:3]) or kind
-                outcome = Outcome("error", error_kind=kind, error_detail=detail,
-                                  http_status=result.status)
+                outcome = Outcome(
+                    "error", error_kind=kind, error_detail=detail, http_status=result.status
+                )
                 parsed = None
             else:
                 new_url = None
@@ -532,7 +537,9 @@ class Crawler:
             return result.final_url
         return None
 
-    def _metadata_changes(self, feed: FeedRecord, parsed: Feed, result: FetchResult) -> dict[str, Any]:
+    def _metadata_changes(
+        self, feed: FeedRecord, parsed: Feed, result: FetchResult
+    ) -> dict[str, Any]:
         backend = detect_backend(result.headers, parsed.generator)
         changes: dict[str, Any] = {
             "title": parsed.title,
@@ -572,10 +579,16 @@ class Crawler:
             if as_outage:
                 # Nothing about the feed changes: it stays due and is retried after the pause.
                 write = CrawlWrite(
-                    feed_id=write.feed_id, url=write.url, at=write.at, outcome="outage",
-                    politeness_key=write.politeness_key, feed_changes={},
-                    http_status=write.http_status, error_kind=write.error_kind,
-                    error_detail=write.error_detail, duration=write.duration,
+                    feed_id=write.feed_id,
+                    url=write.url,
+                    at=write.at,
+                    outcome="outage",
+                    politeness_key=write.politeness_key,
+                    feed_changes={},
+                    http_status=write.http_status,
+                    error_kind=write.error_kind,
+                    error_detail=write.error_detail,
+                    duration=write.duration,
                     trigger=write.trigger,
                 )
             await self._write_queue.put((write, job, frozenset()))

@@ -24,7 +24,9 @@ def normalize_feed_url(raw: str) -> str:
     except ValueError as exc:
         raise InvalidURLError(raw, f"not a URL ({exc})") from None
     if parts.scheme.lower() not in ("http", "https"):
-        raise InvalidURLError(raw, f"unsupported scheme {parts.scheme or '(none)'!r}: use http or https")
+        raise InvalidURLError(
+            raw, f"unsupported scheme {parts.scheme or '(none)'!r}: use http or https"
+        )
     host = (parts.hostname or "").rstrip(".")
     if not host:
         raise InvalidURLError(raw, "no host")

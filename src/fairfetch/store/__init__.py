@@ -6,8 +6,9 @@ One implementation (:class:`SqlStore`) serves SQLite and PostgreSQL; the contrac
 
 from __future__ import annotations
 
+from fairfetch.store.batch_write import link_row
 from fairfetch.store.records import CrawlWrite, FeedRecord, WriteResult
-from fairfetch.store.sql import SqlStore, dumps, link_row
+from fairfetch.store.sql import SqlStore, dumps
 
 
 def open_store(url: str) -> SqlStore:

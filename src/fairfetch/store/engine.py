@@ -40,4 +40,6 @@ def create_engine(url: str, **kwargs: Any) -> sa.Engine:
             parsed = parsed.set(drivername="postgresql+psycopg")
         kwargs.setdefault("pool_pre_ping", True)
         return sa.create_engine(parsed, **kwargs)
-    raise ConfigError(f"database URL {url!r}: only sqlite:// and postgresql+psycopg:// are supported")
+    raise ConfigError(
+        f"database URL {url!r}: only sqlite:// and postgresql+psycopg:// are supported"
+    )

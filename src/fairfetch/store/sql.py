@@ -6,20 +6,17 @@ streams) so the crawler never loads the whole directory.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict
 from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
 
-from fairfetch.errors import FeedError, NotFoundError
-from fairfetch.feeds.model import Entry
+from fairfetch.errors import NotFoundError
 from fairfetch.store import migrate
+from fairfetch.store.batch_write import write_batch
 from fairfetch.store.engine import create_engine
-from fairfetch.store.hooks import run_new_entries_hooks
 from fairfetch.store.records import CrawlWrite, FeedRecord, WriteResult
 from fairfetch.store.tables import (
     author_links,
@@ -32,45 +29,7 @@ from fairfetch.store.tables import (
     redirects,
 )
 
-_CHUNK = 400  # bound the IN (...) lists: SQLite's default limit on bound parameters is generous
-# but PostgreSQL plans large IN lists badly.
-
-
-def entry_hash(e: Entry) -> str:
-    """What makes an entry "changed" for us: the fields a reader sees."""
-    h = hashlib.blake2b(digest_size=16)
-    for part in (e.title, e.link, e.summary, e.content, e.published, e.updated):
-        h.update(repr(part).encode("utf-8", "replace"))
-        h.update(b"\x00")
-    for enc in e.enclosures:
-        h.update(repr((enc.url, enc.type, enc.length)).encode("utf-8", "replace"))
-    return h.hexdigest()
-
-
-def _entry_row(e: Entry) -> dict[str, Any]:
-    return {
-        "title": e.title,
-        "link": e.link,
-        "published": e.published,
-        "updated": e.updated,
-        "summary": e.summary,
-        "content": e.content,
-        "authors": [asdict(p) for p in e.authors],
-        "categories": list(e.categories),
-        "enclosures": [asdict(x) for x in e.enclosures],
-        "image_url": e.image_url,
-        "content_hash": entry_hash(e),
-    }
-
-
-def link_row(url: str, network: str | None, source: str | None) -> dict[str, str]:
-    """The one bind site for contact and author links.
-
-    ``source`` and ``network`` are not-null columns: a remote database driver will refuse a
-    missing value outright (the incident in seeds/000), so they get their default here, where no
-    caller can bypass it.
-    """
-    return {"url": url, "network": network or "web", "source": source or "unknown"}
+_CHUNK = 400  # bound IN (...) lists; PostgreSQL plans very long ones badly
 
 
 class SqlStore:
@@ -96,8 +55,9 @@ class SqlStore:
     ) -> tuple[FeedRecord, bool]:
         """Add a feed, due now. Returns (feed, created); an existing URL is not an error."""
         try:
-            return self._add_feed(url, now=now, politeness_key=politeness_key,
-                                  original_url=original_url)
+            return self._add_feed(
+                url, now=now, politeness_key=politeness_key, original_url=original_url
+            )
         except sa.exc.IntegrityError:
             # Added concurrently by someone else between our look-up and our insert.
             return self.get_feed(url), False
@@ -249,167 +209,9 @@ class SqlStore:
     # --- crawl results ---------------------------------------------------------------------
 
     def write(self, batch: Sequence[CrawlWrite]) -> list[WriteResult]:
-        """Apply crawl results in one transaction (entries, health, crawl row, outbox)."""
-        results: list[WriteResult] = []
+        """Apply crawl results in one transaction (entries, health, crawl rows, outbox)."""
         with self.engine.begin() as conn:
-            for w in batch:
-                results.append(self._write_one(conn, w))
-        return results
-
-    def _write_one(self, conn: sa.Connection, w: CrawlWrite) -> WriteResult:
-        changes = dict(w.feed_changes)
-        moved_to: str | None = None
-        new_url = changes.pop("url", None)
-        if new_url is not None:
-            taken = conn.execute(
-                sa.select(feeds.c.id).where(feeds.c.url == new_url, feeds.c.id != w.feed_id)
-            ).first()
-            if taken is None:
-                changes["url"] = new_url
-                moved_to = new_url
-        new_ids: list[int] = []
-        newest: datetime | None = None
-        if w.entries:
-            new_ids, newest = self._upsert_entries(conn, w.feed_id, w.entries, w.at)
-        if new_ids:
-            changes["entry_count"] = feeds.c.entry_count + len(new_ids)
-        if newest is not None:
-            changes["newest_entry_at"] = sa.case(
-                (feeds.c.newest_entry_at.is_(None), newest),
-                (feeds.c.newest_entry_at < newest, newest),
-                else_=feeds.c.newest_entry_at,
-            )
-        if w.outcome in ("ok", "not_modified", "error"):
-            changes["crawl_count"] = feeds.c.crawl_count + 1
-        if changes:
-            conn.execute(feeds.update().where(feeds.c.id == w.feed_id).values(**changes))
-        if w.hops is not None:
-            conn.execute(redirects.delete().where(redirects.c.feed_id == w.feed_id))
-            if w.hops:
-                conn.execute(
-                    redirects.insert(),
-                    [
-                        {
-                            "feed_id": w.feed_id,
-                            "hop": i,
-                            "url": h.url,
-                            "status": h.status,
-                            "location": h.location,
-                            "seen_at": w.at,
-                        }
-                        for i, h in enumerate(w.hops)
-                    ],
-                )
-        if w.contacts is not None:
-            self._replace_contacts(conn, w.feed_id, w)
-        if w.authors is not None:
-            self._replace_authors(conn, w.feed_id, w)
-        conn.execute(
-            crawls.insert().values(
-                feed_id=w.feed_id,
-                url=w.url,
-                at=w.at,
-                outcome=w.outcome,
-                http_status=w.http_status,
-                error_kind=w.error_kind,
-                error_detail=(w.error_detail or None),
-                bytes=w.bytes,
-                duration=w.duration,
-                politeness_key=w.politeness_key or "",
-                new_entries=len(new_ids),
-                trigger=w.trigger or "poll",
-            )
-        )
-        if new_ids:
-            run_new_entries_hooks(conn, w.feed_id, new_ids, w.at, w.first_crawl)
-        return WriteResult(feed_id=w.feed_id, new_entries=len(new_ids), moved_to=moved_to)
-
-    def _upsert_entries(
-        self, conn: sa.Connection, feed_id: int, batch: Sequence[Entry], now: datetime
-    ) -> tuple[list[int], datetime | None]:
-        """Insert new entries, update changed ones; returns the new rows' ids and newest date.
-
-        Identity is (feed, entry id): a feed that reorders or republishes creates no duplicates,
-        and an entry listed twice in one document is stored once.
-        """
-        unique: dict[str, Entry] = {}
-        for e in batch:
-            if e.id and e.id not in unique:
-                unique[e.id] = e
-        ids = list(unique)
-        existing: dict[str, tuple[int, str]] = {}
-        for i in range(0, len(ids), _CHUNK):
-            part = ids[i : i + _CHUNK]
-            for row in conn.execute(
-                sa.select(entries.c.entry_id, entries.c.id, entries.c.content_hash).where(
-                    entries.c.feed_id == feed_id, entries.c.entry_id.in_(part)
-                )
-            ):
-                existing[row.entry_id] = (row.id, row.content_hash)
-        inserts: list[dict[str, Any]] = []
-        newest: datetime | None = None
-        for eid, e in unique.items():
-            when = e.published or e.updated
-            if when is not None and (newest is None or when > newest):
-                newest = when
-            row = _entry_row(e)
-            if eid not in existing:
-                row.update(feed_id=feed_id, entry_id=eid, first_seen_at=now, last_seen_at=now)
-                inserts.append(row)
-            elif existing[eid][1] != row["content_hash"]:
-                row["last_seen_at"] = now
-                conn.execute(entries.update().where(entries.c.id == existing[eid][0]).values(row))
-        new_ids: list[int] = []
-        if inserts:
-            conn.execute(entries.insert(), inserts)
-            new_keys = [r["entry_id"] for r in inserts]
-            for i in range(0, len(new_keys), _CHUNK):
-                part = new_keys[i : i + _CHUNK]
-                new_ids.extend(
-                    r.id
-                    for r in conn.execute(
-                        sa.select(entries.c.id).where(
-                            entries.c.feed_id == feed_id, entries.c.entry_id.in_(part)
-                        )
-                    )
-                )
-        return sorted(new_ids), newest
-
-    def _replace_contacts(self, conn: sa.Connection, feed_id: int, w: CrawlWrite) -> None:
-        conn.execute(feed_links.delete().where(feed_links.c.feed_id == feed_id))
-        rows: dict[str, dict[str, Any]] = {}
-        for c in w.contacts or ():
-            if c.url and c.url not in rows:
-                rows[c.url] = {"feed_id": feed_id, **link_row(c.url, c.network, c.source)}
-        if rows:
-            conn.execute(feed_links.insert(), list(rows.values()))
-
-    def _replace_authors(self, conn: sa.Connection, feed_id: int, w: CrawlWrite) -> None:
-        conn.execute(authors.delete().where(authors.c.feed_id == feed_id))
-        seen: set[tuple[str, str, str]] = set()
-        for person, source in w.authors or ():
-            key = (person.name or "", person.email or "", person.url or "")
-            if key in seen or key == ("", "", ""):
-                continue
-            seen.add(key)
-            author_id = conn.execute(
-                authors.insert()
-                .values(
-                    feed_id=feed_id,
-                    name=key[0],
-                    email=key[1],
-                    url=key[2],
-                    source=source or "unknown",
-                )
-                .returning(authors.c.id)
-            ).scalar_one()
-            links = []
-            if person.email:
-                links.append(link_row("mailto:" + person.email, "email", source))
-            if person.url:
-                links.append(link_row(person.url, "web", source))
-            if links:
-                conn.execute(author_links.insert(), [{"author_id": author_id, **x} for x in links])
+            return write_batch(conn, batch)
 
     def record_outage(self, started_at: datetime, keys: int, detail: str) -> None:
         with self.engine.begin() as conn:
@@ -531,16 +333,14 @@ class SqlStore:
                     .limit(20)
                 )
             ]
-            bytes_hour, bytes_day = (
-                conn.execute(
-                    sa.select(
-                        sa.func.coalesce(
-                            sa.func.sum(sa.case((crawls.c.at >= hour, crawls.c.bytes), else_=0)), 0
-                        ),
-                        sa.func.coalesce(sa.func.sum(crawls.c.bytes), 0),
-                    ).where(crawls.c.at >= day)
-                ).one()
-            )
+            bytes_hour, bytes_day = conn.execute(
+                sa.select(
+                    sa.func.coalesce(
+                        sa.func.sum(sa.case((crawls.c.at >= hour, crawls.c.bytes), else_=0)), 0
+                    ),
+                    sa.func.coalesce(sa.func.sum(crawls.c.bytes), 0),
+                ).where(crawls.c.at >= day)
+            ).one()
             oldest_due = conn.execute(
                 sa.select(sa.func.min(feeds.c.next_crawl_at)).where(
                     feeds.c.status != "dead", feeds.c.next_crawl_at <= now
@@ -553,7 +353,9 @@ class SqlStore:
                     feeds.c.next_crawl_at <= now + timedelta(hours=1),
                 )
             ).scalar_one()
-            entries_total = conn.execute(sa.select(sa.func.count()).select_from(entries)).scalar_one()
+            entries_total = conn.execute(
+                sa.select(sa.func.count()).select_from(entries)
+            ).scalar_one()
         return {
             "generated_at": now,
             "feeds": {

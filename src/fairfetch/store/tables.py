@@ -61,9 +61,7 @@ entries = sa.Table(
     "entries",
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column(
-        "feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False
-    ),
+    sa.Column("feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False),
     sa.Column("entry_id", sa.Text, nullable=False),
     sa.Column("title", sa.Text),
     sa.Column("link", sa.Text),
@@ -107,9 +105,7 @@ redirects = sa.Table(
     "redirects",
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column(
-        "feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False
-    ),
+    sa.Column("feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False),
     sa.Column("hop", sa.Integer, nullable=False),
     sa.Column("url", sa.Text, nullable=False),
     sa.Column("status", sa.Integer, nullable=False),
@@ -122,9 +118,7 @@ authors = sa.Table(
     "authors",
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column(
-        "feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False
-    ),
+    sa.Column("feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False),
     sa.Column("name", sa.Text, nullable=False, server_default=""),
     sa.Column("email", sa.Text, nullable=False, server_default=""),
     sa.Column("url", sa.Text, nullable=False, server_default=""),
@@ -136,9 +130,7 @@ feed_links = sa.Table(
     "feed_links",
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column(
-        "feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False
-    ),
+    sa.Column("feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False),
     sa.Column("url", sa.Text, nullable=False),
     sa.Column("network", sa.Text, nullable=False, server_default="web"),
     sa.Column("source", sa.Text, nullable=False, server_default="unknown"),

@@ -28,8 +28,12 @@ def _run(db: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
 
 def _counts(path: Path) -> dict[str, int]:
     with sqlite3.connect(path) as conn:
-        return dict(conn.execute("SELECT f.url, count(e.id) FROM feeds f LEFT JOIN entries e "
-                                 "ON e.feed_id = f.id GROUP BY f.url").fetchall())
+        return dict(
+            conn.execute(
+                "SELECT f.url, count(e.id) FROM feeds f LEFT JOIN entries e "
+                "ON e.feed_id = f.id GROUP BY f.url"
+            ).fetchall()
+        )
 
 
 def test_sigkill_midway_then_rerun(tmp_path: Path) -> None:
@@ -73,7 +77,9 @@ def test_sigkill_midway_then_rerun(tmp_path: Path) -> None:
     killed = _counts(db_path)
     assert killed == _counts(clean_path)
     with sqlite3.connect(db_path) as conn:
-        assert conn.execute("SELECT count(*) FROM (SELECT 1 FROM entries GROUP BY feed_id, "
-                            "entry_id HAVING count(*) > 1)").fetchone() == (0,)
+        assert conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM entries GROUP BY feed_id, "
+            "entry_id HAVING count(*) > 1)"
+        ).fetchone() == (0,)
         stuck = conn.execute("SELECT url, status FROM feeds WHERE status != 'ok'").fetchall()
     assert stuck == []

@@ -34,10 +34,27 @@ async def refresh(store: SqlStore, settings: Settings, keys: list) -> None:  # t
 
 
 EDGE = [
-    "redirect-301", "redirect-302", "redirect-chain", "redirect-loop", "redirect-long",
-    "status-404", "status-410", "status-500", "status-503", "status-503-retry", "blocked-403",
-    "slow-drip", "no-answer", "gzip-bomb", "huge-body", "malformed", "mis-encoded",
-    "entity-bomb", "html-page", "hint-ttl", "new-feed-url",
+    "redirect-301",
+    "redirect-302",
+    "redirect-chain",
+    "redirect-loop",
+    "redirect-long",
+    "status-404",
+    "status-410",
+    "status-500",
+    "status-503",
+    "status-503-retry",
+    "blocked-403",
+    "slow-drip",
+    "no-answer",
+    "gzip-bomb",
+    "huge-body",
+    "malformed",
+    "mis-encoded",
+    "entity-bomb",
+    "html-page",
+    "hint-ttl",
+    "new-feed-url",
 ]
 
 
@@ -46,7 +63,9 @@ async def test_every_behaviour_ends_as_the_catalogue_says(
 ) -> None:
     specs = testbed.catalog(behaviours=EDGE)
     specs = [s for s in specs if s.url.split("//")[1].split(".")[0].endswith("-0")]
-    specs += testbed.catalog(n=5, behaviours=["blog"]) + testbed.catalog(n=3, behaviours=["podcast"])
+    specs += testbed.catalog(n=5, behaviours=["blog"]) + testbed.catalog(
+        n=3, behaviours=["podcast"]
+    )
     add(store, specs)
     summary = await crawl(store, settings)
     assert summary.due == len(specs) == summary.accounted
@@ -63,9 +82,12 @@ async def test_every_behaviour_ends_as_the_catalogue_says(
         else:
             assert feed.status in ("error", "dead"), spec.behaviour
             assert feed.last_error and feed.last_error.split(":")[0] == spec.expect, (
-                spec.behaviour, feed.last_error)
-    assert store.get_feed(
-        next(s.url for s in specs if s.behaviour == "status-410")).status == "dead"
+                spec.behaviour,
+                feed.last_error,
+            )
+    assert (
+        store.get_feed(next(s.url for s in specs if s.behaviour == "status-410")).status == "dead"
+    )
 
 
 async def test_second_crawl_is_a_304_and_writes_nothing_new(
@@ -101,7 +123,8 @@ async def test_growing_feed_gains_entries_without_duplicates(
     assert after > before
     with store.engine.connect() as conn:
         dupes = conn.execute(
-            sa.select(entries.c.entry_id).group_by(entries.c.feed_id, entries.c.entry_id)
+            sa.select(entries.c.entry_id)
+            .group_by(entries.c.feed_id, entries.c.entry_id)
             .having(sa.func.count() > 1)
         ).all()
     assert dupes == []
@@ -115,12 +138,16 @@ async def test_permanent_redirect_moves_after_confirmation_temporary_never(
     add(store, [perm, temp])
     await crawl(store, settings)
     assert store.get_feed(perm.url).url == perm.url  # one answer is not yet a move
-    assert [h["status"] for h in store.feed_details(store.get_feed(perm.url).id)["redirects"]] == [301]
+    assert [h["status"] for h in store.feed_details(store.get_feed(perm.url).id)["redirects"]] == [
+        301
+    ]
     await refresh(store, settings, [perm.url, temp.url])
     moved = store.get_feed(perm.url)  # found by the URL the user gave
     assert moved.url == perm.final_url and moved.original_url == perm.url
     assert store.get_feed(temp.url).url == temp.url
-    assert [h["status"] for h in store.feed_details(store.get_feed(temp.url).id)["redirects"]] == [302]
+    assert [h["status"] for h in store.feed_details(store.get_feed(temp.url).id)["redirects"]] == [
+        302
+    ]
 
 
 async def test_ten_failures_make_a_feed_dead_and_refresh_probes_it(
@@ -151,7 +178,8 @@ async def test_loopback_address_not_allowed_is_refused_without_a_connection(
     port = server.sockets[0].getsockname()[1]
     try:
         settings = testbed.settings(
-            db=store.url, resolve=("*.test:127.0.0.1", "inside.test:127.0.0.2"),
+            db=store.url,
+            resolve=("*.test:127.0.0.1", "inside.test:127.0.0.2"),
             allow_networks=("127.0.0.1/32",),
         )
         url = f"http://inside.test:{port}/feed"
@@ -175,10 +203,22 @@ async def test_throttle_keeps_every_health_column(
     summary = await crawl(store, settings)
     after = store.get_feed(spec.url)
     assert summary.counts["throttled"] == 1
-    for column in ("status", "error_count", "last_error", "last_success_at", "last_fetched_at",
-                   "etag", "last_modified", "interval_seconds", "kind", "title"):
+    for column in (
+        "status",
+        "error_count",
+        "last_error",
+        "last_success_at",
+        "last_fetched_at",
+        "etag",
+        "last_modified",
+        "interval_seconds",
+        "kind",
+        "title",
+    ):
         assert getattr(after, column) == getattr(before, column), column
-    assert after.next_crawl_at is not None and after.next_crawl_at >= before.added_at + timedelta(seconds=59)
+    assert after.next_crawl_at is not None and after.next_crawl_at >= before.added_at + timedelta(
+        seconds=59
+    )
 
 
 @pytest.mark.parametrize("behaviour", ["html-discovery"])

@@ -39,7 +39,9 @@ def healthy() -> FeedState:
 
 def failing(n: int) -> FeedState:
     s = healthy()
-    return FeedState(**{**s.__dict__, "status": "error", "error_count": n, "last_error": "http: 500"})
+    return FeedState(
+        **{**s.__dict__, "status": "error", "error_count": n, "last_error": "http: 500"}
+    )
 
 
 @pytest.mark.parametrize("kind", ["ok", "not_modified"])
@@ -54,12 +56,12 @@ def test_success_resets_and_schedules_adaptively(kind: str) -> None:
     assert POLICY.min_interval * 0.9 <= delay <= POLICY.max_interval * 1.1
 
 
-@pytest.mark.parametrize(
-    ("status", "retry_after"), [(429, 120.0), (503, 86400.0), (429, None)]
-)
+@pytest.mark.parametrize(("status", "retry_after"), [(429, 120.0), (503, 86400.0), (429, None)])
 def test_throttle_touches_nothing_but_next_crawl_at(status: int, retry_after: float | None) -> None:
     for state in (healthy(), failing(7)):
-        d = decide(state, Outcome("throttled", http_status=status, retry_after=retry_after), NOW, POLICY)
+        d = decide(
+            state, Outcome("throttled", http_status=status, retry_after=retry_after), NOW, POLICY
+        )
         assert set(d.changes) == {"next_crawl_at"}, "a throttle must not touch a health column"
         expected = retry_after if retry_after is not None else 1800.0
         assert d.changes["next_crawl_at"] == NOW + timedelta(seconds=expected)
@@ -67,8 +69,12 @@ def test_throttle_touches_nothing_but_next_crawl_at(status: int, retry_after: fl
 
 
 def test_a_404_still_counts_against_the_feed() -> None:
-    d = decide(healthy(), Outcome("error", error_kind="http", http_status=404,
-                                  error_detail="HTTP 404"), NOW, POLICY)
+    d = decide(
+        healthy(),
+        Outcome("error", error_kind="http", http_status=404, error_detail="HTTP 404"),
+        NOW,
+        POLICY,
+    )
     assert d.changes["status"] == "error"
     assert d.changes["error_count"] == 1
     assert d.changes["last_error"] == "http: HTTP 404"
@@ -123,15 +129,24 @@ def test_permanent_redirect_moves_only_when_confirmed() -> None:
     first = decide(healthy(), Outcome("ok", permanent_target=target), NOW, POLICY)
     assert "url" not in first.changes
     assert first.changes["redirect_candidate"] == target
-    state = FeedState(**{**healthy().__dict__, **{k: v for k, v in first.changes.items()
-                                                  if k in HEALTH_COLUMNS | {"next_crawl_at"}}})
+    state = FeedState(
+        **{
+            **healthy().__dict__,
+            **{k: v for k, v in first.changes.items() if k in HEALTH_COLUMNS | {"next_crawl_at"}},
+        }
+    )
     second = decide(state, Outcome("ok", permanent_target=target), NOW, POLICY)
     assert second.changes["url"] == target
 
 
 def test_a_different_target_restarts_confirmation() -> None:
-    state = FeedState(**{**healthy().__dict__, "redirect_candidate": "https://x.example/a",
-                         "redirect_candidate_count": 1})
+    state = FeedState(
+        **{
+            **healthy().__dict__,
+            "redirect_candidate": "https://x.example/a",
+            "redirect_candidate_count": 1,
+        }
+    )
     d = decide(state, Outcome("ok", permanent_target="https://y.example/b"), NOW, POLICY)
     assert "url" not in d.changes and d.changes["redirect_candidate_count"] == 1
 
@@ -164,10 +179,16 @@ def test_adaptive_interval_follows_rate_and_hints_within_bounds() -> None:
     error_kind=st.sampled_from(["dns", "connect", "timeout", "http", "gone", "blocked", "parse"]),
     retry=st.one_of(st.none(), st.floats(60, 86400)),
 )
-def test_decide_invariants(status: str, errors: int, kind: str, error_kind: str,
-                           retry: float | None) -> None:
-    state = FeedState(url="https://a.example/f", status=status, error_count=errors,
-                      last_success_at=EARLIER, last_fetched_at=EARLIER)
+def test_decide_invariants(
+    status: str, errors: int, kind: str, error_kind: str, retry: float | None
+) -> None:
+    state = FeedState(
+        url="https://a.example/f",
+        status=status,
+        error_count=errors,
+        last_success_at=EARLIER,
+        last_fetched_at=EARLIER,
+    )
     d = decide(state, Outcome(kind, error_kind=error_kind, retry_after=retry), NOW, POLICY)
     c = d.changes
     if kind == "throttled":

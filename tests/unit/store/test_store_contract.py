@@ -36,8 +36,13 @@ def _write(store: SqlStore, feed_id: int, **kw: object) -> list:
         "at": NOW,
         "outcome": "ok",
         "politeness_key": "a.example",
-        "feed_changes": {"status": "ok", "error_count": 0, "last_success_at": NOW,
-                         "last_fetched_at": NOW, "next_crawl_at": NOW + timedelta(hours=1)},
+        "feed_changes": {
+            "status": "ok",
+            "error_count": 0,
+            "last_success_at": NOW,
+            "last_fetched_at": NOW,
+            "next_crawl_at": NOW + timedelta(hours=1),
+        },
     }
     base.update(kw)
     return store.write([CrawlWrite(**base)])  # type: ignore[arg-type]
@@ -53,8 +58,9 @@ def test_migrations_create_every_table_and_are_idempotent(db_url: str) -> None:
 
 
 def test_add_and_lookup_by_either_url(store: SqlStore) -> None:
-    feed, created = store.add_feed("https://a.example/feed", now=NOW, politeness_key="a.example",
-                                   original_url="a.example/feed")
+    feed, created = store.add_feed(
+        "https://a.example/feed", now=NOW, politeness_key="a.example", original_url="a.example/feed"
+    )
     assert created and feed.status == "new" and feed.next_crawl_at == NOW
     again, created = store.add_feed("https://a.example/feed", now=NOW, politeness_key="a.example")
     assert not created and again.id == feed.id
@@ -71,8 +77,12 @@ def test_times_come_back_aware_utc(store: SqlStore) -> None:
 
 def test_entries_are_unique_per_feed_and_updated_not_duplicated(store: SqlStore) -> None:
     feed, _ = store.add_feed("https://a.example/feed", now=NOW, politeness_key="a.example")
-    e1 = Entry(id="1", title="one", published=NOW - timedelta(days=1),
-               enclosures=[Enclosure("https://a.example/a.mp3", "audio/mpeg", 10)])
+    e1 = Entry(
+        id="1",
+        title="one",
+        published=NOW - timedelta(days=1),
+        enclosures=[Enclosure("https://a.example/a.mp3", "audio/mpeg", 10)],
+    )
     e2 = Entry(id="2", title="two", published=NOW)
     r = _write(store, feed.id, entries=[e1, e2, e1], first_crawl=True)
     assert r[0].new_entries == 2
@@ -91,8 +101,14 @@ def test_throttle_write_touches_only_what_it_names(store: SqlStore) -> None:
     _write(store, feed.id, entries=[Entry(id="1")])
     before = store.get_feed(feed.id)
     later = NOW + timedelta(minutes=5)
-    _write(store, feed.id, at=later, outcome="throttled", http_status=429,
-           feed_changes={"next_crawl_at": later + timedelta(minutes=2)})
+    _write(
+        store,
+        feed.id,
+        at=later,
+        outcome="throttled",
+        http_status=429,
+        feed_changes={"next_crawl_at": later + timedelta(minutes=2)},
+    )
     after = store.get_feed(feed.id)
     assert after.next_crawl_at == later + timedelta(minutes=2)
     unchanged = {k: v for k, v in before.__dict__.items() if k != "next_crawl_at"}
@@ -102,8 +118,10 @@ def test_throttle_write_touches_only_what_it_names(store: SqlStore) -> None:
 def test_contacts_without_source_still_bind(store: SqlStore) -> None:
     """The bind site defaults `source`, so no caller can hand the database an unbindable value."""
     feed, _ = store.add_feed("https://a.example/feed", now=NOW, politeness_key="a.example")
-    contacts = [Contact("mailto:ed@a.example", "email", "managingEditor"),
-                Contact("mailto:web@a.example", "email", None)]  # type: ignore[arg-type]
+    contacts = [
+        Contact("mailto:ed@a.example", "email", "managingEditor"),
+        Contact("mailto:web@a.example", "email", None),
+    ]  # type: ignore[arg-type]
     authors = [(Person("Ada", "ada@a.example", None), None)]
     _write(store, feed.id, contacts=contacts, authors=authors)  # type: ignore[arg-type]
     details = store.feed_details(feed.id)
@@ -111,15 +129,27 @@ def test_contacts_without_source_still_bind(store: SqlStore) -> None:
     assert details["authors"][0]["source"] == "unknown"
     assert details["authors"][0]["links"][0]["source"] == "unknown"
     with store.engine.connect() as conn:
-        assert conn.execute(sa.select(sa.func.count()).select_from(feed_links).where(
-            feed_links.c.source.is_(None))).scalar_one() == 0
+        assert (
+            conn.execute(
+                sa.select(sa.func.count())
+                .select_from(feed_links)
+                .where(feed_links.c.source.is_(None))
+            ).scalar_one()
+            == 0
+        )
     assert link_row("x", None, None) == {"url": "x", "network": "web", "source": "unknown"}
 
 
 def test_redirect_hops_replace_previous_chain(store: SqlStore) -> None:
     feed, _ = store.add_feed("https://a.example/feed", now=NOW, politeness_key="a.example")
-    _write(store, feed.id, hops=[Hop("https://a.example/feed", 301, "https://b.example/f"),
-                                 Hop("https://b.example/f", 302, "https://c.example/f")])
+    _write(
+        store,
+        feed.id,
+        hops=[
+            Hop("https://a.example/feed", 301, "https://b.example/f"),
+            Hop("https://b.example/f", 302, "https://c.example/f"),
+        ],
+    )
     assert [h["status"] for h in store.feed_details(feed.id)["redirects"]] == [301, 302]
     _write(store, feed.id, hops=[])
     assert store.feed_details(feed.id)["redirects"] == []
@@ -143,10 +173,24 @@ def test_due_stream_includes_monthly_dead_probe(store: SqlStore) -> None:
         ids.append(f.id)
     month = 30 * 86400.0
     _write(store, ids[0], feed_changes={"next_crawl_at": NOW + timedelta(hours=1)})
-    _write(store, ids[1], feed_changes={"status": "dead", "next_crawl_at": None,
-                                        "last_fetched_at": NOW - timedelta(days=31)})
-    _write(store, ids[2], feed_changes={"status": "dead", "next_crawl_at": None,
-                                        "last_fetched_at": NOW - timedelta(days=2)})
+    _write(
+        store,
+        ids[1],
+        feed_changes={
+            "status": "dead",
+            "next_crawl_at": None,
+            "last_fetched_at": NOW - timedelta(days=31),
+        },
+    )
+    _write(
+        store,
+        ids[2],
+        feed_changes={
+            "status": "dead",
+            "next_crawl_at": None,
+            "last_fetched_at": NOW - timedelta(days=2),
+        },
+    )
     due = [f.id for f in store.iter_due(NOW, dead_probe_interval=month, batch=2)]
     assert due == [ids[1], ids[3], ids[4]]
     assert store.count_due(NOW, dead_probe_interval=month) == 3
@@ -156,8 +200,14 @@ def test_due_stream_includes_monthly_dead_probe(store: SqlStore) -> None:
 def test_stats_count_outcomes_and_throttles_by_key(store: SqlStore) -> None:
     f, _ = store.add_feed("https://a.example/feed", now=NOW, politeness_key="a.example")
     _write(store, f.id)
-    _write(store, f.id, outcome="throttled", http_status=429, politeness_key="backend:letterbox",
-           feed_changes={"next_crawl_at": NOW})
+    _write(
+        store,
+        f.id,
+        outcome="throttled",
+        http_status=429,
+        politeness_key="backend:letterbox",
+        feed_changes={"next_crawl_at": NOW},
+    )
     _write(store, f.id, outcome="error", error_kind="dns", feed_changes={})
     s = store.stats(NOW + timedelta(minutes=1), dead_probe_interval=30 * 86400.0)
     assert s["crawls"]["last_hour"] == {"ok": 1, "throttled": 1, "error:dns": 1}

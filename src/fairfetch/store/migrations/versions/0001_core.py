@@ -184,6 +184,14 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for name in ("outages", "author_links", "feed_links", "authors", "redirects", "crawls",
-                 "entries", "feeds"):
+    for name in (
+        "outages",
+        "author_links",
+        "feed_links",
+        "authors",
+        "redirects",
+        "crawls",
+        "entries",
+        "feeds",
+    ):
         op.drop_table(name)
