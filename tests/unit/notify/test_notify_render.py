@@ -114,3 +114,17 @@ def test_notify_non_ascii_subject_and_body_survive():
     text, html = _check_structure(parsed)
     assert "Ça marche" in text
     assert "Ça marche" in html
+
+
+def test_notify_long_lines_never_exceed_the_smtp_limit():
+    long_html = "<p>" + ("word " * 2000) + "</p>" + "<p>" + "x" * 3000 + "</p>"
+    entry = {**ENTRY, "content": long_html, "title": "T" * 500}
+    r = render.item(SUB, FEED, entry, LINKS)
+    raw = render.as_bytes(render.to_email(r, to="a@b.test", mail_from="f@x.test",
+                                          msg_id="<l@x.test>", date=NOW))
+    assert max(len(line) for line in raw.split(b"\r\n")) <= 998
+    parsed = email.message_from_bytes(raw, policy=policy.default)
+    text, html = _check_structure(parsed)
+    assert "x" * 3000 in html
+    assert "word word" in text
+    assert len(str(parsed["Subject"])) <= 200
