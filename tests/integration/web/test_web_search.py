@@ -107,3 +107,31 @@ def test_web_search_page_and_api(client, store: SqlStore) -> None:
     assert api["total"] == 1
     assert api["items"][0]["url"] == "http://gardening.test/rss"
     assert "at least one word" in client.get("/search", params={"q": "!!!"}).text
+
+
+def test_web_listing_sorts_and_filters_on_both_databases(any_store: SqlStore) -> None:
+    s = any_store
+    a = add_crawled(s, "http://a.test/feed", title="beta", kind="podcast", at=NOW)
+    b = add_crawled(
+        s,
+        "http://b.test/feed",
+        title="Alpha",
+        kind="podcast",
+        at=NOW,
+        status="error",
+        error_count=4,
+        outcome="error",
+        error_kind="dns",
+    )
+    c = add_crawled(s, "http://c.test/feed", title="gamma", kind="blog", at=NOW)
+    ids = lambda page: [r["id"] for r in page.rows]  # noqa: E731
+    assert ids(repo.list_feeds(s)) == [b, a, c]
+    assert ids(repo.list_feeds(s, sort="title", descending=True)) == [c, a, b]
+    assert ids(repo.list_feeds(s, kind="podcast")) == [b, a]
+    assert ids(repo.list_feeds(s, sort="added")) == [c, b, a]
+    assert ids(repo.list_feeds(s, sort="errors", limit=1)) == [b]
+    assert ids(repo.list_feeds(s, status="error")) == [b]
+    page = repo.list_feeds(s, kind="podcast", limit=1, offset=1)
+    assert (ids(page), page.total) == ([a], 2)
+    assert repo.kind_counts(s) == {"podcast": 2, "blog": 1}
+    assert repo.status_counts(s) == {"ok": 2, "error": 1}
