@@ -187,9 +187,7 @@ def apply_event(
     # still what we read; otherwise read again and re-decide.
     for _ in range(20):
         with store.engine.begin() as conn:
-            row = conn.execute(
-                sa.select(S.c.state, S.c.updated_at).where(S.c.id == sub_id)
-            ).first()
+            row = conn.execute(sa.select(S.c.state, S.c.updated_at).where(S.c.id == sub_id)).first()
             if row is None:
                 raise LookupError(f"websub subscription {sub_id}")
             if unless_changed_since is not None and row.updated_at > unless_changed_since:
@@ -288,10 +286,24 @@ def feeds_to_subscribe(
 
 
 def enqueue_delivery(
-    store: SqlStore, sub: SubscriptionRecord, body: bytes, content_type: str, now: datetime
+    store: SqlStore,
+    sub: SubscriptionRecord,
+    body: bytes,
+    content_type: str,
+    now: datetime,
+    *,
+    ping_detail: str | None = None,
 ) -> int:
-    """Store a verified delivery durably; committed before the hub gets its 2xx."""
+    """Store a verified delivery durably; committed before the hub gets its 2xx.
+
+    With ``ping_detail`` the "accepted" ping is logged in the same transaction (one commit per
+    ping on the hot path).
+    """
     with store.engine.begin() as conn:
+        if ping_detail is not None:
+            conn.execute(P.insert().values(subscription_id=sub.id, feed_id=sub.feed_id, at=now,
+                                           outcome="accepted", http_status=202,
+                                           detail=ping_detail[:500]))
         did = conn.execute(
             D.insert()
             .values(
@@ -309,7 +321,11 @@ def enqueue_delivery(
 
 
 def claim_deliveries(
-    store: SqlStore, now: datetime, *, limit: int = 100, stale_after: float = 600.0,
+    store: SqlStore,
+    now: datetime,
+    *,
+    limit: int = 100,
+    stale_after: float = 600.0,
     ids: Sequence[int] | None = None,
 ) -> list[DeliveryRecord]:
     """Take queued deliveries (and ones a crashed processor left claimed) for processing."""

@@ -99,6 +99,8 @@ class WebSubService:
         self._own_fetcher = False
         self._wake = asyncio.Event()
         self._processing: set[asyncio.Task[Any]] = set()
+        self._processor: asyncio.Task[None] | None = None
+        self._pending_work = asyncio.Event()
         #: Deliveries processed by this object so far, and a condition to wait on it (tests,
         #: benchmarks: no sleeping for synchronisation).
         self.processed_total = 0
@@ -176,10 +178,13 @@ class WebSubService:
             secret=sub.secret,
         )
         started = self.clock()
+        # Record the intent before asking: the hub may verify before it even answers.
         if mode == "unsubscribe" and sub.state not in ("unsubscribing", "unsubscribed"):
-            # Record the intent before asking: the hub may verify before it even answers.
             sub = await self._db(repo.apply_event, self.store, sub.id,
                                  Event.UNSUBSCRIBE_REQUESTED, started)
+        elif mode == "subscribe" and sub.state not in ("pending", "active"):
+            sub = await self._db(repo.apply_event, self.store, sub.id,
+                                 Event.SUBSCRIBE_REQUESTED, started)
         answer = await request_subscription(self.fetcher, sub.hub_url, form)
         now = self.clock()
         attempts = sub.attempts + 1
@@ -211,17 +216,26 @@ class WebSubService:
             if sub.state == "active" and sub.lease_expires_at is not None:
                 # renewal: if the hub never verifies, check again before the lease ends
                 nxt = min(nxt, sub.lease_expires_at)
-            return await self._db(repo.apply_event, self.store, sub.id, Event.SUBSCRIBE_ACCEPTED,
-                                  now, unless_changed_since=started, attempts=attempts,
-                                  next_action_at=nxt, last_error=None)
+            return await self._after_request(sub, Event.SUBSCRIBE_ACCEPTED, now, started,
+                                             attempts=attempts, next_action_at=nxt,
+                                             last_error=None)
         delay = timedelta(seconds=lease.retry_delay(attempts, rng=self.rng))
         nxt = now + delay
         if sub.state == "active" and sub.lease_expires_at is not None:
             nxt = min(nxt, sub.lease_expires_at)
         log.warning("websub: %s request to %s failed: %s", mode, sub.hub_url, answer.detail)
-        return await self._db(repo.apply_event, self.store, sub.id, Event.SUBSCRIBE_FAILED, now,
-                              unless_changed_since=started, attempts=attempts,
-                              next_action_at=nxt, last_error=answer.detail)
+        return await self._after_request(sub, Event.SUBSCRIBE_FAILED, now, started,
+                                         attempts=attempts, next_action_at=nxt,
+                                         last_error=answer.detail)
+
+    async def _after_request(self, sub: repo.SubscriptionRecord, event: Event, now: datetime,
+                             started: datetime, **changes: Any) -> repo.SubscriptionRecord:
+        """Record the hub's answer unless the hub (verification, denial) got there first."""
+        try:
+            return await self._db(repo.apply_event, self.store, sub.id, event, now,
+                                  unless_changed_since=started, **changes)
+        except InvalidTransition:  # e.g. an unsubscribe started meanwhile: that one wins
+            return (await self._db(repo.get_subscription, self.store, sub.id)) or sub
 
     async def unsubscribe(self, sub: repo.SubscriptionRecord) -> repo.SubscriptionRecord:
         return await self.request(sub, "unsubscribe")
@@ -292,11 +306,11 @@ class WebSubService:
         payload = read_payload(body)
         if payload.names_entries and self.crawler is not None and sub.feed_id is not None:
             return await self._answer_named(sub, payload, now)
-        did = await self._db(repo.enqueue_delivery, self.store, sub,
-                             body, _header(headers, "content-type") or "", now)
         signature = _header(headers, "x-hub-signature") or ""
         algo = signature.partition("=")[0].strip().lower() if verdict is Verdict.VALID else ""
-        await self._ping(sub.id, sub.feed_id, "accepted", 202, now, f"queued {algo}".strip())
+        did = await self._db(repo.enqueue_delivery, self.store, sub,
+                             body, _header(headers, "content-type") or "", now,
+                             ping_detail=f"queued {algo}".strip())
         self._wake.set()
         return Answer(202, outcome="accepted", delivery_id=did)
 
@@ -344,13 +358,28 @@ class WebSubService:
                        outcome=outcome, http_status=status, now=now, detail=detail)
 
     async def schedule_processing(self, delivery_id: int | None = None) -> None:
-        """Process queued deliveries soon, after the response (fire and forget, tracked)."""
+        """Process queued deliveries soon, after the response.
+
+        One processor task per service drains the queue batch after batch: pings that arrive
+        while a re-fetch runs are taken together by the next batch (one refresh per feed).
+        """
         if self.crawler is None:
             return  # a serve-only process: run_forever in the `run` process picks them up
-        ids = [delivery_id] if delivery_id is not None else None
-        task = asyncio.get_running_loop().create_task(self.process_deliveries(ids=ids))
-        self._processing.add(task)
-        task.add_done_callback(self._processing.discard)
+        self._pending_work.set()
+        if self._processor is None or self._processor.done():
+            self._processor = asyncio.get_running_loop().create_task(self._drain())
+            self._processing.add(self._processor)
+            self._processor.add_done_callback(self._processing.discard)
+
+    async def _drain(self) -> None:
+        while self._pending_work.is_set():
+            self._pending_work.clear()
+            try:
+                while await self.process_deliveries():
+                    pass
+            except Exception:  # left queued; run_forever's next pass retries them
+                log.exception("websub: processing queued deliveries failed")
+                return
 
     async def process_deliveries(self, *, ids: list[int] | None = None, limit: int = 200) -> int:
         """Re-fetch the feeds of queued deliveries (one refresh per feed however many pings)."""

@@ -9,10 +9,12 @@ States::
     unsubscribing  unsubscribe requested (feed removed or dead), waiting for verification
     unsubscribed   the hub confirmed; terminal unless the feed is subscribed again
 
-A renewal keeps an active subscription active (the lease still runs); only the hub's verification
-moves it on. Verification of intent is answered only for a pending or active subscription
-(subscribe) or an unsubscribing one (unsubscribe): a hub re-verifying an active subscription is
-normal; anything else is not ours to confirm.
+The intent is recorded *before* the request is sent (``subscribe_requested``,
+``unsubscribe_requested``): many hubs verify before they even answer, and a verification must
+find the subscription pending. A renewal keeps an active subscription active (the lease still
+runs); only the hub's verification moves it on. Verification of intent is answered only for a
+pending or active subscription (subscribe) or an unsubscribing one (unsubscribe): a hub
+re-verifying an active subscription is normal; anything else is not ours to confirm.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ STATES = ("pending", "active", "denied", "expired", "unsubscribing", "unsubscrib
 
 
 class Event(StrEnum):
+    SUBSCRIBE_REQUESTED = "subscribe_requested"  # about to ask (before: hubs may verify first)
     SUBSCRIBE_ACCEPTED = "subscribe_accepted"   # hub answered 202 to our subscribe
     SUBSCRIBE_FAILED = "subscribe_failed"       # hub refused or unreachable
     VERIFIED = "verified"                       # hub verified a subscribe
@@ -44,8 +47,10 @@ class InvalidTransition(ValueError):
 
 _T: dict[tuple[str, Event], str] = {}
 for _s in ("pending", "denied", "expired", "unsubscribed"):
-    _T[(_s, Event.SUBSCRIBE_ACCEPTED)] = "pending"
-_T[("active", Event.SUBSCRIBE_ACCEPTED)] = "active"          # renewal in flight
+    _T[(_s, Event.SUBSCRIBE_REQUESTED)] = "pending"
+_T[("active", Event.SUBSCRIBE_REQUESTED)] = "active"         # renewal: the lease still runs
+_T[("pending", Event.SUBSCRIBE_ACCEPTED)] = "pending"
+_T[("active", Event.SUBSCRIBE_ACCEPTED)] = "active"
 _T[("pending", Event.SUBSCRIBE_FAILED)] = "expired"
 _T[("active", Event.SUBSCRIBE_FAILED)] = "active"            # failed renewal: lease still runs
 _T[("expired", Event.SUBSCRIBE_FAILED)] = "expired"

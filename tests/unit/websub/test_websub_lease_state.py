@@ -60,7 +60,10 @@ def test_websub_happy_path() -> None:
     assert s == "active"
     s = transition(s, Event.LEASE_LAPSED)
     assert s == "expired"
-    assert transition(s, Event.SUBSCRIBE_ACCEPTED) == "pending"
+    with pytest.raises(InvalidTransition):  # the intent is recorded before asking
+        transition(s, Event.SUBSCRIBE_ACCEPTED)
+    assert transition(s, Event.SUBSCRIBE_REQUESTED) == "pending"
+    assert transition("denied", Event.SUBSCRIBE_REQUESTED) == "pending"
 
 
 def test_websub_denied_from_pending_and_active() -> None:
