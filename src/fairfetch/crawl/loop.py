@@ -106,6 +106,9 @@ class _Job:
     keep_ids: bool = False
 
 
+#: Feeds on a key that cannot start for this long are deferred rather than waited for.
+DEFER_AFTER = 10.0
+
 _MAX_AGE = re.compile(r"max-age\s*=\s*(\d+)", re.I)
 
 
@@ -165,6 +168,8 @@ class Crawler:
         self._writer_task: asyncio.Task[None] | None = None
         self._held: list[tuple[CrawlWrite, _Job]] = []  # network failures awaiting a verdict
         self.outages = OutageDetector(threshold_keys=settings.outage_keys)
+        #: Poll jobs queued in the dispatcher and not started yet, by feed id (for deferral).
+        self._waiting: dict[int, _Job] = {}
         self._on_result: Callable[[FeedResult], None] | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -189,7 +194,11 @@ class Crawler:
         if self._dispatcher is not None:
             self._dispatcher.close()
             if self._dispatch_task is not None:
-                await self._dispatch_task
+                if self._dispatcher.state.in_flight == 0 and self._dispatcher.state.pending:
+                    # Only deferred jobs are left, waiting for a paused key: drop them.
+                    self._dispatch_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._dispatch_task
             await self._flush_held(as_outage=self.outages.in_outage)
             assert self._write_queue is not None
             await self._write_queue.join()
@@ -343,6 +352,8 @@ class Crawler:
     ) -> asyncio.Future[FeedResult]:
         dispatcher = self._ensure_started()
         job = _Job(feed, trigger, asyncio.get_running_loop().create_future(), keep_ids)
+        if trigger == "poll":
+            self._waiting[feed.id] = job
         await dispatcher.put(feed.url, job, key=feed.politeness_key)
         return job.future
 
@@ -354,7 +365,11 @@ class Crawler:
     ) -> None:
         pending = set(futures)
         while pending:
-            done, pending = await asyncio.wait(pending, timeout=1.0)
+            done, pending = await asyncio.wait(
+                pending, timeout=1.0, return_when=asyncio.FIRST_COMPLETED
+            )
+            if not done:
+                await self._defer_paused_keys()
             for fut in done:
                 self._tally(summary, fut.result(), on_result)
             if not done and self._held and len(pending) <= len(self._held):
@@ -363,6 +378,42 @@ class Crawler:
         if self._held:
             await self._flush_held(as_outage=self.outages.in_outage)
         summary.outage = summary.counts["outage"] > 0 or summary.skipped["outage"] > 0
+
+    async def _defer_paused_keys(self) -> None:
+        """Feeds queued on a key that may not start for a while (Retry-After, AIMD) are not
+        waited for: they are rescheduled to when the key reopens and accounted as deferred.
+
+        A throttle pauses the whole key, often for a minute or more; a one-shot crawl that sat
+        out every pause would take minutes for a handful of feeds, and the next crawl would pick
+        them up at once and knock on the closed door again. Only ``next_crawl_at`` changes.
+        """
+        if self._dispatcher is None or not self._waiting:
+            return
+        state = self._dispatcher.state
+        mono = time.monotonic()
+        reopen: dict[str, float] = {}
+        deferred: list[_Job] = []
+        for job in list(self._waiting.values()):
+            key = job.feed.politeness_key
+            if key not in reopen:
+                reopen[key] = state.startable_at(key) - mono
+            if reopen[key] >= DEFER_AFTER:
+                deferred.append(job)
+        if not deferred:
+            return
+        now = self.clock()
+        by_when: dict[datetime, list[int]] = {}
+        for job in deferred:
+            del self._waiting[job.feed.id]
+            when = now + timedelta(seconds=reopen[job.feed.politeness_key])
+            by_when.setdefault(when, []).append(job.feed.id)
+        for when, ids in by_when.items():
+            await asyncio.to_thread(self.store.set_due, ids, when)
+        for job in deferred:
+            if not job.future.done():
+                job.future.set_result(
+                    FeedResult(job.feed.id, job.feed.url, "skipped:deferred (key paused)")
+                )
 
     def _tally(
         self,
@@ -400,6 +451,10 @@ class Crawler:
         if isinstance(item, _AddFetch):
             return await item.run()
         job: _Job = item
+        if self._waiting.get(job.feed.id) is job:
+            del self._waiting[job.feed.id]
+        if job.future.done():  # deferred while it waited: nothing to do
+            return Feedback()
         if self.outages.in_outage and job.trigger == "poll":
             # Our network is down: don't spend the feed's request, leave it due.
             job.future.set_result(FeedResult(job.feed.id, job.feed.url, "skipped:outage"))

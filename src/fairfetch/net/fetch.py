@@ -369,6 +369,14 @@ class Fetcher:
                 return progress.fail("perimeter", refusal)
             if check_robots:
                 verdict = await self.robots.check(str(current))
+                if verdict.kind == "throttled" and verdict.retry_after is not None:
+                    # robots.txt was throttled: so is this request (not an error of the URL).
+                    return progress.result(
+                        status=429,
+                        headers={"retry-after": str(round(verdict.retry_after))},
+                        retry_after=verdict.retry_after,
+                        error_detail=verdict.detail,
+                    )
                 if not verdict.allowed:
                     return progress.fail(verdict.kind or "robots", verdict.detail)
             try:

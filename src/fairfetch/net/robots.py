@@ -47,6 +47,8 @@ class RobotsVerdict:
     """When refused: ``robots``, or the network kind that kept robots.txt out of reach."""
     detail: str = ""
     crawl_delay: float | None = None
+    retry_after: float | None = None
+    """When robots.txt itself was throttled (``kind == "throttled"``): the server's delay."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,8 @@ class RobotsRules:
     parsed_at: float | None = None
     """When the rules in ``parser`` were fetched (older than fetched_at when a stale copy
     stands in for an unreachable robots.txt)."""
+    retry_after: float | None = None
+    """Set when robots.txt answered a throttle (429, 503 + Retry-After)."""
 
     def can_fetch(self, url: str, agent: str) -> bool:
         if self.state == "allow_all":
@@ -76,6 +80,10 @@ class RobotsRules:
             return None
         delay = self.parser.crawl_delay(agent)
         return float(delay) if delay is not None else None
+
+
+def previous_unusable(previous: RobotsRules | None) -> bool:
+    return previous is None or previous.parser is None
 
 
 class RobotsCache:
@@ -162,6 +170,9 @@ class RobotsCache:
         delay = rules.crawl_delay(agent)
         if rules.can_fetch(url, agent):
             return RobotsVerdict(True, crawl_delay=delay)
+        if rules.state == "throttled":
+            # The site asked us to slow down: a schedule instruction, never the feed's failure.
+            return RobotsVerdict(False, "throttled", rules.detail, delay, rules.retry_after)
         if rules.state == "disallow_all":
             return RobotsVerdict(False, rules.error_kind or "robots", rules.detail, delay)
         return RobotsVerdict(False, "robots", f"disallowed by {rules.origin}/robots.txt", delay)
@@ -223,6 +234,19 @@ class RobotsCache:
         if status is not None and not (status == 429 or status >= 500):
             # 1xx/3xx as a final answer: nothing usable, nothing forbidding.
             return RobotsRules(origin, "allow_all", now, now + self.ttl, status)
+        if result.throttled and result.retry_after is not None and previous_unusable(previous):
+            # 429 / 503 + Retry-After on robots.txt: the host is throttling us. Remember it
+            # until the Retry-After, and let the caller treat the request as throttled.
+            return RobotsRules(
+                origin,
+                "throttled",
+                now,
+                now + result.retry_after,
+                status,
+                "throttled",
+                f"robots.txt answered {status} (Retry-After {result.retry_after:.0f} s)",
+                retry_after=result.retry_after,
+            )
         # 429, 5xx or unreachable: the site cannot tell us; assume the worst, briefly.
         kind = result.error_kind if status is None else "robots"
         why = (
