@@ -18,7 +18,9 @@ The quirks FeedMail met (seeds/003), each reproducible on demand:
   testbed clock, so a test advances the clock instead of sleeping.
 
 State lives per testbed in a :class:`YouTubeWorld` (``world_of(testbed)``); channels and their
-history are a pure function of the seed.
+history are a pure function of the seed. Over HTTP (for subprocesses and the demo):
+``POST http://www.youtube.test/_control/publish?channel=UC…&appear_after=3600``, ``…/edit-old``,
+``…/retry``, and ``GET …/_control/state``.
 """
 
 from __future__ import annotations
@@ -405,6 +407,40 @@ def world_of(testbed: Any) -> YouTubeWorld:
     return world
 
 
+async def _control(world: YouTubeWorld, request: web.Request) -> web.Response:
+    """HTTP control for sync tests, subprocesses and the demo (POST to act, GET for state).
+
+    ``/_control/publish?channel=UC…&appear_after=SECONDS`` (``appear_after=never``),
+    ``/_control/edit-old?channel=UC…``, ``/_control/retry``, ``/_control/state``.
+    """
+    action = request.path[len("/_control/"):]
+    q = request.query
+    if action == "state":
+        return web.json_response({
+            "channels": world.channel_ids(),
+            "subscriptions": len(world.subscriptions),
+            "pending": len(world.pending),
+            "deliveries": [vars(d) for d in world.log[-100:]],
+        })
+    if request.method != "POST":
+        return web.Response(status=405)
+    channel = q.get("channel") or world.channel_ids()[0]
+    if channel not in world.channels:
+        return web.Response(status=404, text="channel not found\n")
+    if action == "publish":
+        raw = q.get("appear_after", "0")
+        video, statuses = await world.publish_and_ping(
+            channel, appear_after=None if raw == "never" else float(raw))
+        return web.json_response({"video": video.id, "entry_id": video.entry_id,
+                                  "statuses": statuses})
+    if action == "edit-old":
+        old = world.old_video(channel)
+        return web.json_response({"video": old.id, "statuses": await world.edit(old)})
+    if action == "retry":
+        return web.json_response({"statuses": await world.retry_due()})
+    return web.Response(status=404, text="unknown control action\n")
+
+
 class YouTubeFamily:
     name = "youtube"
     platform = "youtube"
@@ -418,6 +454,8 @@ class YouTubeFamily:
         world = world_of(request.app[CONTEXT])
         if host == HUB_HOST:
             return await world.handle_hub(request)
+        if request.path.startswith("/_control/"):
+            return await _control(world, request)
         if request.path == "/feeds/videos.xml":
             channel = (parse_qs(request.query_string).get("channel_id") or [""])[0]
             if channel not in world.channels:

@@ -242,3 +242,22 @@ async def test_websub_youtube_refetch_is_bounded_never_held_open(yt: YT) -> None
     yt.testbed.clock.advance(3600)
     assert await yt.world.retry_due() == [200]
     assert video.entry_id in yt.entry_ids()
+
+
+async def test_websub_youtube_http_control(yt: YT) -> None:
+    import aiohttp
+
+    # straight to the loopback port, naming the virtual host in the Host header
+    base = f"http://127.0.0.1:{yt.testbed.base_port}/_control/"
+    host = {"Host": "www.youtube.test"}
+    async with aiohttp.ClientSession(headers=host) as session:
+        async with session.post(base + "publish", params={"channel": yt.channel}) as resp:
+            data = await resp.json()
+        assert data["statuses"] == [200]
+        assert data["entry_id"] in yt.entry_ids()
+        async with session.post(base + "edit-old", params={"channel": yt.channel}) as resp:
+            assert (await resp.json())["statuses"] == [200]
+        async with session.get(base + "state") as resp:
+            state = await resp.json()
+    assert state["subscriptions"] == 1
+    assert [d["kind"] for d in state["deliveries"]] == ["new", "edit"]
