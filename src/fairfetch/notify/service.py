@@ -171,8 +171,16 @@ async def _deliver(
     attempt = await session.send(prep.msg, sender=_envelope(settings.mail_from),
                                  recipient=row["email"])
     if attempt.outcome == "ok":
-        repo.mark_sent(store, row["id"], now, subject=prep.subject, charges=prep.decision.charges,
-                       included_items=prep.included)
+        repo.mark_sent(
+            store,
+            row["id"],
+            now,
+            subject=prep.subject,
+            charges=prep.decision.charges,
+            included_items=prep.included,
+            # a reader's failure count is reset only when it has one (saves a write per mail)
+            reset_failures=bool(row.get("hard_failures", 1)),
+        )
         report.sent += 1
         return True
     if attempt.outcome == "permanent":

@@ -560,7 +560,12 @@ def due_outbox(
 ) -> list[dict[str, Any]]:
     """Pending rows due now, oldest first (by insertion), so a backlog drains in order."""
     q = (
-        sa.select(notify_outbox, notify_readers.c.email, notify_readers.c.flagged_at)
+        sa.select(
+            notify_outbox,
+            notify_readers.c.email,
+            notify_readers.c.flagged_at,
+            notify_readers.c.hard_failures,
+        )
         .join(notify_readers, notify_readers.c.id == notify_outbox.c.reader_id)
         .where(notify_outbox.c.status == "pending", notify_outbox.c.due_at <= now)
         .order_by(notify_outbox.c.id)
@@ -789,6 +794,7 @@ def mark_sent(
     subject: str,
     charges: Sequence[Charge] = (),
     included_items: Sequence[int] | None = None,
+    reset_failures: bool = True,
 ) -> None:
     """The server accepted the message: mark it sent and book its charges, in one transaction.
 
@@ -803,16 +809,15 @@ def mark_sent(
         ).rowcount
         if not updated:
             return
-        box = (
-            conn.execute(sa.select(notify_outbox).where(notify_outbox.c.id == outbox_id))
-            .mappings()
-            .one()
-        )
-        conn.execute(
-            notify_readers.update()
-            .where(notify_readers.c.id == box["reader_id"])
-            .values(hard_failures=0)
-        )
+        if reset_failures:
+            reader_id = sa.select(notify_outbox.c.reader_id).where(
+                notify_outbox.c.id == outbox_id
+            )
+            conn.execute(
+                notify_readers.update()
+                .where(notify_readers.c.id == reader_id.scalar_subquery())
+                .values(hard_failures=0)
+            )
         for c in charges:
             kind, party = c.party
             conn.execute(
@@ -827,7 +832,7 @@ def mark_sent(
                     note=c.note,
                 )
             )
-        if included_items is not None and box["kind"] == "digest":
+        if included_items is not None:
             late = [
                 dict(r)
                 for r in conn.execute(
