@@ -30,18 +30,22 @@ class DemoEnv:
 
 
 def pick_feeds(testbed: Testbed, limit: int) -> list[FeedSpec]:
-    specs = testbed.catalog()
+    """A few of every behaviour (so the demo shows each failure mode), then the big families
+    (blogs, the newsletter platform, podcasts) in turn up to ``limit``."""
+    by_behaviour: dict[str, list[FeedSpec]] = {}
+    for spec in testbed.catalog():
+        by_behaviour.setdefault(spec.behaviour, []).append(spec)
     chosen: list[FeedSpec] = []
-    per_family: dict[str, int] = {}
-    # Round-robin over behaviours so a small limit still shows every family.
-    for spec in specs:
-        fam = spec.behaviour
-        if per_family.get(fam, 0) < max(2, limit // 8):
-            chosen.append(spec)
-            per_family[fam] = per_family.get(fam, 0) + 1
-        if len(chosen) >= limit:
-            break
-    return chosen
+    for specs in by_behaviour.values():
+        chosen.extend(specs[:2])
+    bulk = [specs[2:] for specs in by_behaviour.values() if len(specs) > 20]
+    i = 0
+    while len(chosen) < limit and any(bulk):
+        family = bulk[i % len(bulk)]
+        if family:
+            chosen.append(family.pop(0))
+        i += 1
+    return chosen[:limit]
 
 
 @contextlib.contextmanager
@@ -62,6 +66,10 @@ def demo_environment(
             public_url=f"http://127.0.0.1:{port}",
             port=port,
             admin_token=os.environ.get("FAIRFETCH_ADMIN_TOKEN", "demo"),
+            # The simulated web has servers that never answer; a newcomer should not wait a
+            # minute for them, so the demo gives up sooner than the defaults.
+            first_byte_timeout=5.0,
+            total_timeout=10.0,
         )
         store = open_store(db)
         now = utcnow()
