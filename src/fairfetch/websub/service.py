@@ -100,6 +100,9 @@ class WebSubService:
         self._wake = asyncio.Event()
         self._processing: set[asyncio.Task[Any]] = set()
         self._processor: asyncio.Task[None] | None = None
+        #: feed id -> when discovery last found no hub there (in memory: at worst one GET per
+        #: feed per restart, instead of one per upkeep pass).
+        self._no_hub: dict[int, datetime] = {}
         self._pending_work = asyncio.Event()
         #: Deliveries processed by this object so far, and a condition to wait on it (tests,
         #: benchmarks: no sleeping for synchronisation).
@@ -460,7 +463,14 @@ class WebSubService:
             counts["unsubscribed"] += 1
         for feed_id, _url in await self._db(repo.feeds_to_subscribe, self.store, now,
                                             retry_denied_after=RETRY_DENIED_AFTER):
-            await self.subscribe_feed(feed_id)
+            failed_at = self._no_hub.get(feed_id)
+            if failed_at is not None and now - failed_at < timedelta(seconds=RETRY_DENIED_AFTER):
+                continue
+            outcome = await self.subscribe_feed(feed_id)
+            if outcome.subscription is None:
+                self._no_hub[feed_id] = now
+                log.info("websub: feed %s advertises no usable hub: %s", feed_id, outcome.detail)
+                continue
             counts["subscribed"] += 1
         counts["processed"] = await self.process_deliveries()
         return counts

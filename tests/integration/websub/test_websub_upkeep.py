@@ -136,3 +136,23 @@ async def test_websub_run_forever_stops(env: Env) -> None:
     stop.set()
     await asyncio.wait_for(task, WAIT)
     assert states(env) == ["active", "active"]
+
+
+async def test_websub_upkeep_does_not_rediscover_hubless_feed_every_pass(env: Env) -> None:
+    """A feed whose stored hub list is stale (the document no longer advertises one) costs one
+    discovery GET, not one per upkeep pass."""
+    from fairfetch.store.tables import feeds as feeds_table
+
+    # pretend a third feed advertised a hub when crawled; its document does not
+    report = await env.crawler.add([env.testbed.url("blog1.test", "/feed.xml")])
+    url = (report.added or report.existing)[0]
+    fid = env.store.get_feed(url).id
+    with env.store.engine.begin() as conn:
+        conn.execute(feeds_table.update().where(feeds_table.c.id == fid).values(
+            hub_urls=["http://127.0.0.2:9/hub"]))
+    env.testbed.reset_stats()
+    await env.service.tick()
+    await env.service.tick()
+    stats = await env.testbed.stats()
+    assert stats["hosts"]["blog1.test"]["requests"] == 1
+    assert repo.latest_for_feed(env.store, fid) is None

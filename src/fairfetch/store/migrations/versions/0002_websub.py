@@ -39,7 +39,9 @@ def upgrade() -> None:
         sa.Column("updated_at", UTCDateTime, nullable=False),
         sa.PrimaryKeyConstraint("id", name="pk_websub_subscriptions"),
         sa.ForeignKeyConstraint(
-            ["feed_id"], ["feeds.id"], name="fk_websub_subscriptions_feed_id_feeds",
+            ["feed_id"],
+            ["feeds.id"],
+            name="fk_websub_subscriptions_feed_id_feeds",
             ondelete="SET NULL",
         ),
         sa.UniqueConstraint("callback_token", name="uq_websub_subscriptions_callback_token"),
@@ -65,12 +67,15 @@ def upgrade() -> None:
         sa.Column("error", sa.Text),
         sa.PrimaryKeyConstraint("id", name="pk_websub_deliveries"),
         sa.ForeignKeyConstraint(
-            ["subscription_id"], ["websub_subscriptions.id"],
+            ["subscription_id"],
+            ["websub_subscriptions.id"],
             name="fk_websub_deliveries_subscription_id_websub_subscriptions",
             ondelete="CASCADE",
         ),
         sa.ForeignKeyConstraint(
-            ["feed_id"], ["feeds.id"], name="fk_websub_deliveries_feed_id_feeds",
+            ["feed_id"],
+            ["feeds.id"],
+            name="fk_websub_deliveries_feed_id_feeds",
             ondelete="CASCADE",
         ),
     )
@@ -87,12 +92,16 @@ def upgrade() -> None:
         sa.Column("detail", sa.Text, nullable=False, server_default=""),
         sa.PrimaryKeyConstraint("id", name="pk_websub_pings"),
         sa.ForeignKeyConstraint(
-            ["subscription_id"], ["websub_subscriptions.id"],
+            ["subscription_id"],
+            ["websub_subscriptions.id"],
             name="fk_websub_pings_subscription_id_websub_subscriptions",
             ondelete="SET NULL",
         ),
         sa.ForeignKeyConstraint(
-            ["feed_id"], ["feeds.id"], name="fk_websub_pings_feed_id_feeds", ondelete="SET NULL",
+            ["feed_id"],
+            ["feeds.id"],
+            name="fk_websub_pings_feed_id_feeds",
+            ondelete="SET NULL",
         ),
     )
     op.create_index("ix_websub_pings_at", "websub_pings", ["at"])
