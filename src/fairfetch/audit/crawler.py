@@ -86,7 +86,7 @@ class _Writer:
     def __init__(self, cf: CrawlFile, batch_size: int) -> None:
         self.cf = cf
         self.batch_size = batch_size
-        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=batch_size * 8)
+        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=batch_size * 2)
         self.task: asyncio.Task[None] | None = None
         self.error: Exception | None = None
 
@@ -497,21 +497,17 @@ class _Crawl:
         return out
 
     def _next_level_urls(self, page_ids: list[int]) -> list[tuple[str, str]]:
-        """Undiscovered internal targets of these pages, in breadth-first order, with source."""
-        best: dict[str, tuple[int, int, str]] = {}
-        for from_id, target in self.cf.redirect_targets_of(page_ids):
-            if self.scope.contains(target):
-                key = (from_id, -1, "redirect")
-                if target not in best or key < best[target]:
-                    best[target] = key
-        for from_id, seq, target in self.cf.internal_links_of(page_ids):
-            key = (from_id, seq, "link")
-            if target not in best or key < best[target]:
-                best[target] = key
-        ordered = sorted(
-            ((k, u) for u, k in best.items() if u not in self.page_ids), key=lambda x: x[0]
-        )
-        return [(u, k[2]) for k, u in ordered]
+        """Undiscovered internal targets of these pages, in breadth-first order, with source.
+
+        The order is (parent id, link position), a redirect target before the parent's links:
+        what a one-at-a-time crawl would have found first. SQLite does the grouping, so only
+        the new URLs — not every link of the level — come into memory.
+        """
+        if not page_ids:
+            return []
+        rows = self.cf.next_level_candidates(min(page_ids), max(page_ids))
+        contains = self.scope.contains
+        return [(url, src) for url, src, _k in rows if url not in self.page_ids and contains(url)]
 
     def _room(self) -> bool:
         cap = self.options.max_pages

@@ -48,7 +48,6 @@ CREATE TABLE IF NOT EXISTS links (
     anchor TEXT, rel TEXT, internal INTEGER NOT NULL, location TEXT,
     PRIMARY KEY (from_id, seq)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS links_to ON links(to_url);
 CREATE TABLE IF NOT EXISTS images (
     id INTEGER PRIMARY KEY, url TEXT NOT NULL, internal INTEGER NOT NULL,
     status INTEGER, content_type TEXT, size INTEGER, error TEXT, checked_at TEXT
@@ -163,7 +162,7 @@ class CrawlFile:
         try:
             self.conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA synchronous=OFF")
             if create:
                 self.conn.executescript(SCHEMA)
                 self.conn.execute(
@@ -268,35 +267,24 @@ class CrawlFile:
             "SELECT id, url, level, depth, state FROM pages ORDER BY id"
         ).fetchall()
 
-    def internal_links_of(self, page_ids: Iterable[int]) -> list[tuple[int, int, str]]:
-        ids = list(page_ids)
-        out: list[tuple[int, int, str]] = []
-        for i in range(0, len(ids), 500):
-            chunk = ids[i : i + 500]
-            marks = ",".join("?" * len(chunk))
-            out.extend(
-                self.conn.execute(
-                    f"SELECT from_id, seq, to_url FROM links WHERE internal=1 "
-                    f"AND from_id IN ({marks})",
-                    chunk,
-                ).fetchall()
-            )
-        return out
+    def next_level_candidates(self, lo: int, hi: int) -> list[tuple[str, str, int]]:
+        """(url, source) of URLs the pages with ids lo..hi point at that are not pages yet,
+        ordered by (parent id, position; a redirect before the parent's links).
 
-    def redirect_targets_of(self, page_ids: Iterable[int]) -> list[tuple[int, str]]:
-        ids = list(page_ids)
-        out: list[tuple[int, str]] = []
-        for i in range(0, len(ids), 500):
-            chunk = ids[i : i + 500]
-            marks = ",".join("?" * len(chunk))
-            out.extend(
-                self.conn.execute(
-                    f"SELECT id, redirect_to FROM pages WHERE redirect_to IS NOT NULL "
-                    f"AND id IN ({marks})",
-                    chunk,
-                ).fetchall()
-            )
-        return out
+        Relies on SQLite's documented rule that bare columns of a MIN() aggregate come from
+        the row holding the minimum.
+        """
+        return self.conn.execute(
+            "SELECT url, src, MIN(k) FROM ("
+            " SELECT to_url AS url, from_id * 1048576 + seq + 1 AS k, 'link' AS src FROM links"
+            " WHERE internal = 1 AND from_id BETWEEN ?1 AND ?2"
+            " UNION ALL"
+            " SELECT redirect_to, id * 1048576, 'redirect' FROM pages"
+            " WHERE id BETWEEN ?1 AND ?2 AND redirect_to IS NOT NULL"
+            ") c WHERE NOT EXISTS (SELECT 1 FROM pages p WHERE p.url = c.url) "
+            "GROUP BY url ORDER BY MIN(k)",
+            (lo, hi),
+        ).fetchall()
 
     def asset_ids(self, table: str) -> dict[str, int]:
         if table not in ("images", "resources"):
@@ -326,6 +314,8 @@ class CrawlFile:
     def finalize(self) -> None:
         """Derived columns that need the whole crawl: sitemap membership, redirect far ends."""
         c = self.conn
+        # Built once at the end rather than maintained on every link insert during the crawl.
+        c.execute("CREATE INDEX IF NOT EXISTS links_to ON links(to_url)")
         c.execute("BEGIN")
         try:
             c.execute(

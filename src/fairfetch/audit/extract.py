@@ -7,13 +7,14 @@ so the rules never re-parse HTML and the crawl file holds everything the workboo
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import zlib
 from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser
 
-from fairfetch.audit.urls import resolve_link
+from fairfetch.audit.urls import origin_of, resolve_link
 
 __all__ = ["Asset", "Link", "PageFacts", "extract_page", "sketch_similarity"]
 
@@ -71,13 +72,19 @@ def _text(node: object) -> str:
 
 def _sketch(words: list[str]) -> str:
     """Bottom-k MinHash sketch of word 3-shingles: a few hundred bytes per page that estimate
-    Jaccard similarity between any two pages (near duplicates) without keeping their text."""
+    Jaccard similarity between any two pages (near duplicates) without keeping their text.
+
+    Each word is hashed once (CRC-32, stable across processes, unlike ``hash()``); a shingle's
+    hash mixes its three word hashes."""
     if len(words) < 3:
         return ""
-    hashes = {
-        zlib.crc32(" ".join(words[i : i + 3]).encode()) for i in range(len(words) - 2)
+    crc = zlib.crc32
+    hs = [crc(w.encode()) for w in words]
+    shingles = {
+        (a * 0x9E3779B1 + b * 0x85EBCA77 + c) & 0xFFFFFFFF
+        for a, b, c in zip(hs, hs[1:], hs[2:], strict=False)
     }
-    return " ".join(format(h, "x") for h in sorted(hashes)[:SKETCH_SIZE])
+    return " ".join(format(h, "x") for h in heapq.nsmallest(SKETCH_SIZE, shingles))
 
 
 def sketch_similarity(a: str, b: str) -> float:
@@ -105,6 +112,7 @@ def extract_page(body: bytes, url: str) -> PageFacts:
         resolved = resolve_link(url, base_node.attributes.get("href") or "")
         if resolved:
             base = resolved
+    origin = origin_of(base)
 
     for node in tree.css("title"):
         facts.titles.append(_text(node))
@@ -135,7 +143,7 @@ def extract_page(body: bytes, url: str) -> PageFacts:
         attrs = node.attributes
         rel = (attrs.get("rel") or "").strip().lower()
         href = attrs.get("href") or ""
-        target = resolve_link(base, href)
+        target = resolve_link(base, href, origin)
         if target is None:
             continue
         rels = set(rel.split())
@@ -161,7 +169,7 @@ def extract_page(body: bytes, url: str) -> PageFacts:
         attrs = node.attributes
         src = attrs.get("src")
         if src:
-            target = resolve_link(base, src)
+            target = resolve_link(base, src, origin)
             if target:
                 facts.assets.append(Asset(target, "js"))
         elif (attrs.get("type") or "").strip().lower() == "application/ld+json":
@@ -173,13 +181,13 @@ def extract_page(body: bytes, url: str) -> PageFacts:
 
     for node in tree.css("img"):
         attrs = node.attributes
-        target = resolve_link(base, attrs.get("src") or "")
+        target = resolve_link(base, attrs.get("src") or "", origin)
         if target:
             facts.assets.append(
                 Asset(target, "image", attrs.get("alt"), attrs.get("width"), attrs.get("height"))
             )
     for node in tree.css("video[src], audio[src], source[src]"):
-        target = resolve_link(base, node.attributes.get("src") or "")
+        target = resolve_link(base, node.attributes.get("src") or "", origin)
         if target:
             facts.assets.append(Asset(target, "media"))
 
@@ -196,7 +204,7 @@ def extract_page(body: bytes, url: str) -> PageFacts:
     for node in tree.css("a[href]"):
         attrs = node.attributes
         href = attrs.get("href") or ""
-        target = resolve_link(base, href)
+        target = resolve_link(base, href, origin)
         if target is None:
             stripped = href.strip()
             if stripped and not stripped.startswith("#"):
@@ -219,6 +227,6 @@ def extract_page(body: bytes, url: str) -> PageFacts:
         content.strip_tags(["script", "style", "noscript", "nav", "header", "footer", "template"])
         words = content.text(separator=" ").split()
         facts.word_count = len(words)
-        facts.sketch = _sketch([w.lower() for w in words])
+        facts.sketch = _sketch(" ".join(words).lower().split())
         facts.content_hash = hashlib.blake2b(" ".join(words).encode(), digest_size=8).hexdigest()
     return facts

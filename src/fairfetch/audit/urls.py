@@ -42,18 +42,42 @@ def normalize(url: str) -> str | None:
     return urlunsplit((scheme, netloc, path, parts.query, ""))
 
 
-def resolve_link(base: str, href: str) -> str | None:
-    """An href as found in a page, resolved against its base and normalised."""
+#: Characters after which an absolute path needs the general resolver (dot segments, escapes,
+#: backslashes browsers treat as slashes, whitespace and controls to strip).
+_SLOW_PATH = ("/.", "\\", " ", "\t", "\n", "\r")
+
+
+def origin_of(url: str) -> str:
+    """``scheme://netloc`` of a normalised URL."""
+    end = url.find("/", url.find("//") + 2)
+    return url if end < 0 else url[:end]
+
+
+def resolve_link(base: str, href: str, base_origin: str | None = None) -> str | None:
+    """An href as found in a page, resolved against its base and normalised.
+
+    Most links on a site are absolute paths ("/page/7"); those are joined to the page's origin
+    directly (the general resolver costs ~25 µs a link, and a site has millions of links).
+    """
     href = href.strip()
     if not href or href.startswith("#"):
         return None
+    if (
+        href.startswith("/")
+        and not href.startswith("//")
+        and not any(s in href for s in _SLOW_PATH)
+    ):
+        cut = href.find("#")
+        if cut >= 0:
+            href = href[:cut]
+        return (base_origin or origin_of(base)) + href
     try:
         return normalize(urljoin(base, href))
     except ValueError:
         return None
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=4096)
 def host_of(url: str) -> str:
     try:
         return (urlsplit(url).hostname or "").lower()
@@ -74,8 +98,13 @@ class Scope:
         self.start_host = host_of(start_url)
         self.by_domain = registrable_domain
         self.domain = registrable(self.start_host)
+        h = self.start_host
+        #: Normalised URLs of the start host begin with one of these (fast path).
+        self._prefixes = (f"http://{h}/", f"https://{h}/", f"http://{h}:", f"https://{h}:")
 
     def contains(self, url: str) -> bool:
+        if url.startswith(self._prefixes):
+            return True
         host = host_of(url)
         if self.by_domain:
             return host == self.domain or host.endswith("." + self.domain)

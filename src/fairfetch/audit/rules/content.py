@@ -10,7 +10,8 @@ from fairfetch.audit.rules.base import Thresholds, rule
 from fairfetch.audit.view import SiteView
 
 Out = Iterator[tuple[str, str] | str]
-_MAX_POSTING = 50  # a shingle shared by more pages than this is template, not content
+_MAX_POSTING = 20  # a shingle shared by more pages than this is template, not content
+_KEY_HASHES = 6
 
 
 @rule("thin-content", "content", "warning", "Thin content",
@@ -41,21 +42,24 @@ def duplicate_content(site: SiteView, t: Thresholds) -> Out:
       explanation="The main text is almost the same as another page's (MinHash estimate).",
       fix="Differentiate the pages or consolidate them.")
 def near_duplicate(site: SiteView, t: Thresholds) -> Out:
+    # Candidates share at least two of their few smallest shingle hashes (near duplicates share
+    # most of them); only candidates get the full similarity estimate. Hashes shared by many
+    # pages are template, not content, and make no candidates.
     pages = [p for p in site.html_pages if p.sketch]
     postings: dict[str, list[int]] = defaultdict(list)
     for i, p in enumerate(pages):
-        for h in (p.sketch or "").split():
+        for h in (p.sketch or "").split()[:_KEY_HASHES]:
             postings[h].append(i)
     pairs: dict[tuple[int, int], int] = defaultdict(int)
     for ids in postings.values():
-        if len(ids) > _MAX_POSTING:
+        if len(ids) < 2 or len(ids) > _MAX_POSTING:
             continue
         for a in range(len(ids)):
             for b in range(a + 1, len(ids)):
                 pairs[(ids[a], ids[b])] += 1
     flagged: dict[int, str] = {}
-    for (a, b), shared in pairs.items():
-        if shared < 4:
+    for (a, b), shared in sorted(pairs.items()):
+        if shared < 2:
             continue
         pa, pb = pages[a], pages[b]
         if pa.content_hash == pb.content_hash:

@@ -1,0 +1,198 @@
+"""Site-audit benchmark: fairfetch's audit crawl next to a Scrapy CrawlSpider, same run, same site.
+
+    .venv/bin/python bench/audit.py [--pages 10000] [--concurrency 8] [--no-scrapy]
+
+The testbed's audit website (fairfetch.testbed.site) is served by its own process on a
+dedicated loopback port, so both crawlers measure against the same server and neither shares a
+core with it. Each crawler runs in its own process and reports its own peak RSS.
+
+- fairfetch: ``crawl_site`` through the real Fetcher (perimeter, robots.txt, politeness),
+  writing the full crawl file (pages, links, images, resources and their pairs, redirects,
+  externals, sitemaps), then the rules catalogue over it.
+- Scrapy: a CrawlSpider following internal links and extracting title and links (Scrapy keeps
+  no crawl file), ROBOTSTXT_OBEY and the same concurrency.
+
+Figures: pages/s, items/s (rows written: pages + links + page–image + page–resource pairs),
+peak RSS, and the ratio to Scrapy. Traffic stays on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve()
+
+
+# --- the site server ---------------------------------------------------------------------------
+def serve(pages: int) -> None:
+    """Serve the audit site family; an IP Host header means the ``s<pages>`` site (Scrapy)."""
+    from aiohttp import web
+
+    from fairfetch.testbed.site import FAMILY
+
+    default_host = f"s{pages}.acme-audit.test"
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        host = request.headers.get("Host", "").rsplit(":", 1)[0].lower()
+        if host.replace(".", "").isdigit():
+            host = default_host
+        if not FAMILY.matches(host):
+            return web.Response(status=421)
+        return await FAMILY.handle(request, host)
+
+    async def main() -> None:
+        app = web.Application()
+        app.router.add_route("*", "/{tail:.*}", handler)
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        print(port, flush=True)
+        await asyncio.Event().wait()
+
+    asyncio.run(main())
+
+
+def _peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# --- fairfetch ---------------------------------------------------------------------------------
+def run_ours(url: str, out: str, concurrency: int) -> None:
+    import sqlite3
+
+    from fairfetch.audit.crawler import CrawlOptions, crawl_site
+    from fairfetch.audit.rules import run_rules
+    from fairfetch.audit.view import load_view
+    from fairfetch.config import Settings
+
+    settings = Settings(allow_networks=("127.0.0.1/32",), resolve=("*.test:127.0.0.1",))
+    t0 = time.perf_counter()
+    stats = asyncio.run(
+        crawl_site(url, out, settings, CrawlOptions(concurrency=concurrency))
+    )
+    t1 = time.perf_counter()
+    crawl_rss = _peak_rss_mib()
+    con = sqlite3.connect(out)
+    run = run_rules(load_view(con))
+    t2 = time.perf_counter()
+    items = sum(
+        con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+        for t in ("pages", "links", "page_images", "page_resources")
+    )
+    print(json.dumps({
+        "pages": stats.pages_done, "items": items, "crawl_s": t1 - t0, "rules_s": t2 - t1,
+        "findings": len(run.findings), "rss_mib": _peak_rss_mib(), "crawl_rss_mib": crawl_rss,
+        "file_mib": os.path.getsize(out) / 2**20,
+    }))  # fmt: skip
+
+
+# --- Scrapy ------------------------------------------------------------------------------------
+def run_scrapy(url: str, concurrency: int) -> None:
+    from scrapy.crawler import CrawlerProcess
+    from scrapy.linkextractors import LinkExtractor
+    from scrapy.spiders import CrawlSpider, Rule
+
+    counts = {"pages": 0, "items": 0}
+
+    class SiteSpider(CrawlSpider):
+        name = "site"
+        allowed_domains = ["127.0.0.1"]
+        start_urls = [url]
+        rules = (Rule(LinkExtractor(), callback="parse_item", follow=True),)
+
+        def parse_start_url(self, response):  # type: ignore[no-untyped-def]
+            return self.parse_item(response)
+
+        def parse_item(self, response):  # type: ignore[no-untyped-def]
+            counts["pages"] += 1
+            links = response.css("a::attr(href)").getall()
+            counts["items"] += 1 + len(links)
+            yield {"url": response.url, "title": response.css("title::text").get(),
+                   "links": len(links)}
+
+    process = CrawlerProcess(settings={
+        "LOG_LEVEL": "ERROR", "ROBOTSTXT_OBEY": True, "CONCURRENT_REQUESTS": concurrency * 2,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": concurrency, "TELNETCONSOLE_ENABLED": False,
+        "USER_AGENT": "scrapy-bench", "DOWNLOAD_DELAY": 0, "COOKIES_ENABLED": False,
+        "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7",
+    })  # fmt: skip
+    t0 = time.perf_counter()
+    process.crawl(SiteSpider)
+    process.start()
+    t1 = time.perf_counter()
+    print(json.dumps({"pages": counts["pages"], "items": counts["items"], "crawl_s": t1 - t0,
+                      "rules_s": 0.0, "rss_mib": _peak_rss_mib()}))
+
+
+# --- driver ------------------------------------------------------------------------------------
+def _child(*args: str) -> dict:
+    out = subprocess.run(
+        [sys.executable, str(HERE), *args], capture_output=True, text=True, check=True
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--pages", type=int, default=10_000)
+    p.add_argument("--concurrency", type=int, default=8)
+    p.add_argument("--no-scrapy", action="store_true")
+    p.add_argument("--serve", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--ours", nargs=2, help=argparse.SUPPRESS)
+    p.add_argument("--scrapy", help=argparse.SUPPRESS)
+    a = p.parse_args()
+    if a.serve is not None:
+        return serve(a.serve)
+    if a.ours:
+        return run_ours(a.ours[0], a.ours[1], a.concurrency)
+    if a.scrapy:
+        return run_scrapy(a.scrapy, a.concurrency)
+
+    server = subprocess.Popen(
+        [sys.executable, str(HERE), "--serve", str(a.pages)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        port = int(server.stdout.readline())
+        with tempfile.TemporaryDirectory() as tmp:
+            crawl_file = str(Path(tmp) / "bench.db")
+            ours = _child("--ours", f"http://s{a.pages}.acme-audit.test:{port}/", crawl_file,
+                          "--concurrency", str(a.concurrency))
+        peer = None if a.no_scrapy else _child(
+            "--scrapy", f"http://127.0.0.1:{port}/", "--concurrency", str(a.concurrency)
+        )
+    finally:
+        server.terminate()
+        server.wait()
+
+    def line(name: str, r: dict, with_rules: bool = False) -> str:
+        secs = r["crawl_s"] + (r["rules_s"] if with_rules else 0.0)
+        return (f"{name:<34} {r['pages']:>7} pages {r['pages'] / secs:>9.0f} pages/s "
+                f"{r['items'] / secs:>10.0f} items/s {r['rss_mib']:>7.1f} MiB peak RSS")
+
+    print(f"site: {a.pages} generated pages (~20 links each), concurrency {a.concurrency}")
+    print(line("fairfetch audit (crawl file)", ours))
+    print(line("fairfetch audit (crawl + rules)", ours, with_rules=True))
+    print(f"{'':34} {ours['findings']} findings, crawl file {ours['file_mib']:.1f} MiB, "
+          f"peak RSS of the crawl alone {ours['crawl_rss_mib']:.1f} MiB")
+    if peer is not None:
+        print(line("Scrapy CrawlSpider (no file)", peer))
+        ours_rate = ours["pages"] / (ours["crawl_s"] + ours["rules_s"])
+        peer_rate = peer["pages"] / peer["crawl_s"]
+        print(f"ratio pages/s (crawl + rules) vs Scrapy: {ours_rate / peer_rate:.2f}x; "
+              f"peak RSS ratio {ours['rss_mib'] / peer['rss_mib']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
