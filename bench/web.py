@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import random
 import statistics
 import sys
@@ -19,6 +20,7 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -27,7 +29,60 @@ from fairfetch.feeds.model import Contact, Entry, Person
 from fairfetch.store import CrawlWrite, SqlStore, open_store
 from fairfetch.web.serve import serve
 
-WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor", "whiskey", "xray", "yankee", "zulu", "garden", "science", "history", "music", "cooking", "travel", "finance", "health", "politics", "design", "coding", "rust", "python", "weekly", "daily", "notes", "journal", "radio", "show", "talk", "review", "letters", "dispatch", "digest", "field", "lab"]
+WORDS = [
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliet",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+    "quebec",
+    "romeo",
+    "sierra",
+    "tango",
+    "uniform",
+    "victor",
+    "whiskey",
+    "xray",
+    "yankee",
+    "zulu",
+    "garden",
+    "science",
+    "history",
+    "music",
+    "cooking",
+    "travel",
+    "finance",
+    "health",
+    "politics",
+    "design",
+    "coding",
+    "rust",
+    "python",
+    "weekly",
+    "daily",
+    "notes",
+    "journal",
+    "radio",
+    "show",
+    "talk",
+    "review",
+    "letters",
+    "dispatch",
+    "digest",
+    "field",
+    "lab",
+]
 KINDS = ("blog", "blog", "blog", "podcast", "newsletter", "video")
 OUTCOMES = ("ok", "ok", "ok", "ok", "not_modified", "not_modified", "throttled", "error")
 ERRORS = ("dns", "timeout", "http", "connect", "gone")
@@ -180,9 +235,15 @@ def main() -> None:
     ap.add_argument(
         "--dir", default=None, help="where to build the databases (default: a temp dir)"
     )
+    ap.add_argument("--keep", action="store_true", help="keep the databases (in --dir) afterwards")
+    ap.add_argument("--build-only", action="store_true", help="build, measure nothing")
     args = ap.parse_args()
     now = datetime.now(UTC)
-    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+    if args.keep or args.build_only:
+        tmp_ctx: Any = contextlib.nullcontext(tempfile.mkdtemp(dir=args.dir))
+    else:
+        tmp_ctx = tempfile.TemporaryDirectory(dir=args.dir)
+    with tmp_ctx as tmp:
         empty = f"sqlite:///{Path(tmp) / 'empty.db'}"
         full = f"sqlite:///{Path(tmp) / 'full.db'}"
         open_store(empty).close()
@@ -190,6 +251,10 @@ def main() -> None:
         store = open_store(full)
         seed(store, args.feeds, args.entries, args.crawls, now)
         store.close()
+        if args.build_only or args.keep:
+            print(f"databases kept in {tmp}", file=sys.stderr)
+        if args.build_only:
+            return
         mid = max(1, args.feeds // 2)
         feed_pages = [f"/feeds/{1 + (i * 7919) % args.feeds}" for i in range(50)]
         pages = {

@@ -148,23 +148,8 @@ def search_feeds(
         return Page([], 0)
     where = _filters(kind, status)
     if store.dialect == "sqlite":
-        match = sa.literal_column("feeds_fts").op("MATCH")(fts5_query(words))
-        hits = (
-            sa.select(
-                feeds_fts.c.rowid.label("fid"), sa.literal_column("feeds_fts.rank").label("rank")
-            )
-            .select_from(feeds_fts)
-            .where(match)
-            .subquery()
-        )
-        base = sa.select(*_SUMMARY).select_from(hits.join(feeds, feeds.c.id == hits.c.fid))
-        rows_q = base.where(*where).order_by(hits.c.rank, feeds.c.id).limit(limit).offset(offset)
-        count_q = (
-            sa.select(sa.func.count())
-            .select_from(hits.join(feeds, feeds.c.id == hits.c.fid))
-            .where(*where)
-        )
-    else:
+        return _search_sqlite(store, fts5_query(words), where, limit, offset)
+    else:  # PostgreSQL
         tsq = sa.func.to_tsquery(sa.literal_column("'simple'::regconfig"), tsquery(words))
         by_author = sa.select(authors.c.feed_id).where(_PG_AUTHOR_DOCUMENT.op("@@")(tsq))
         cond = sa.or_(_PG_FEED_DOCUMENT.op("@@")(tsq), feeds.c.id.in_(by_author))
@@ -180,6 +165,63 @@ def search_feeds(
     with store.engine.connect() as conn:
         rows = [dict(r) for r in conn.execute(rows_q).mappings()]
         total = int(conn.execute(count_q).scalar_one())
+    return Page(rows, total)
+
+
+#: Up to this many matches are ranked by relevance (bm25, computed per match); a broader
+#: query lists its matches newest first instead, which FTS5 reads straight off its index.
+RANK_LIMIT = 2000
+
+
+def _search_sqlite(
+    store: SqlStore, query: str, where: list[sa.ColumnElement[bool]], limit: int, offset: int
+) -> Page:
+    match = sa.literal_column("feeds_fts").op("MATCH")(query)
+    rank = sa.literal_column("feeds_fts.rank")
+    with store.engine.connect() as conn:
+        if not where:
+            total = int(
+                conn.execute(
+                    sa.select(sa.func.count()).select_from(feeds_fts).where(match)
+                ).scalar_one()
+            )
+            order = rank if total <= RANK_LIMIT else feeds_fts.c.rowid.desc()
+            ids = [
+                int(r[0])
+                for r in conn.execute(
+                    sa.select(feeds_fts.c.rowid)
+                    .select_from(feeds_fts)
+                    .where(match)
+                    .order_by(order)
+                    .limit(limit)
+                    .offset(offset)
+                )
+            ]
+            found = {
+                r["id"]: dict(r)
+                for r in conn.execute(sa.select(*_SUMMARY).where(feeds.c.id.in_(ids))).mappings()
+            }
+            return Page([found[i] for i in ids if i in found], total)
+        hits = (
+            sa.select(feeds_fts.c.rowid.label("fid"), rank.label("rank"))
+            .select_from(feeds_fts)
+            .where(match)
+            .subquery()
+        )
+        joined = hits.join(feeds, feeds.c.id == hits.c.fid)
+        total = int(
+            conn.execute(sa.select(sa.func.count()).select_from(joined).where(*where)).scalar_one()
+        )
+        order = [hits.c.rank, feeds.c.id] if total <= RANK_LIMIT else [feeds.c.id.desc()]
+        rows_q = (
+            sa.select(*_SUMMARY)
+            .select_from(joined)
+            .where(*where)
+            .order_by(*order)
+            .limit(limit)
+            .offset(offset)
+        )
+        rows = [dict(r) for r in conn.execute(rows_q).mappings()]
     return Page(rows, total)
 
 
@@ -204,15 +246,39 @@ def status_counts(store: SqlStore) -> dict[str, int]:
 
 
 def troubled_feeds(store: SqlStore, *, limit: int = 20) -> list[dict[str, Any]]:
-    """Dead and erroring feeds, most consecutive failures first."""
-    q = (
-        sa.select(*_SUMMARY)
-        .where(feeds.c.status.in_(("error", "dead")))
-        .order_by(feeds.c.error_count.desc(), feeds.c.id)
-        .limit(limit)
+    """Dead and erroring feeds, most consecutive failures first.
+
+    One index range per status (read backwards, ``limit`` rows each) merged here, rather than
+    an IN over both that would sort every failing feed to keep twenty.
+    """
+    rows: list[dict[str, Any]] = []
+    with store.engine.connect() as conn:
+        for status in ("dead", "error"):
+            q = (
+                sa.select(*_SUMMARY)
+                .where(feeds.c.status == status)
+                .order_by(feeds.c.status.desc(), feeds.c.error_count.desc(), feeds.c.id.desc())
+                .limit(limit)
+            )
+            rows.extend(dict(r) for r in conn.execute(q).mappings())
+    rows.sort(key=lambda r: (-int(r["error_count"] or 0), r["status"] != "dead", r["id"]))
+    return rows[:limit]
+
+
+def count_due(store: SqlStore, now: datetime, *, dead_probe_interval: float) -> int:
+    """Feeds due now: the same rule as SqlStore.count_due, in two index-only counts.
+
+    A single OR over both halves makes SQLite read the whole table; the live half is answered
+    from the (next_crawl_at, status) index and the dead half from (status, error_count) plus
+    the few dead rows.
+    """
+    probe_before = now - timedelta(seconds=dead_probe_interval)
+    live = sa.select(sa.func.count()).where(feeds.c.next_crawl_at <= now, feeds.c.status != "dead")
+    dead = sa.select(sa.func.count()).where(
+        feeds.c.status == "dead", feeds.c.last_fetched_at <= probe_before
     )
     with store.engine.connect() as conn:
-        return [dict(r) for r in conn.execute(q).mappings()]
+        return int(conn.execute(live).scalar_one()) + int(conn.execute(dead).scalar_one())
 
 
 def queue_stats(store: SqlStore, now: datetime, *, dead_probe_interval: float) -> dict[str, Any]:
@@ -224,12 +290,12 @@ def queue_stats(store: SqlStore, now: datetime, *, dead_probe_interval: float) -
         ).scalar_one()
         next_hour = conn.execute(
             sa.select(sa.func.count()).where(
-                alive,
                 feeds.c.next_crawl_at > now,
                 feeds.c.next_crawl_at <= now + timedelta(hours=1),
+                alive,
             )
         ).scalar_one()
-    due = store.count_due(now, dead_probe_interval=dead_probe_interval)
+    due = count_due(store, now, dead_probe_interval=dead_probe_interval)
     return {
         "due": int(due),
         "oldest_due_at": oldest,
@@ -380,6 +446,7 @@ __all__ = [
     "SORT_KEYS",
     "MinuteCount",
     "Page",
+    "count_due",
     "count_entries_total",
     "crawl_minutes",
     "crawls_after",

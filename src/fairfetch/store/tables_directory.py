@@ -33,6 +33,7 @@ LISTING_INDEXES = (
     sa.Index("ix_feeds_kind_entry_count", feeds.c.kind, feeds.c.entry_count),
     sa.Index("ix_feeds_kind_id", feeds.c.kind, feeds.c.id),
     sa.Index("ix_feeds_status_error_count", feeds.c.status, feeds.c.error_count),
+    sa.Index("ix_feeds_next_crawl_at_status", feeds.c.next_crawl_at, feeds.c.status),
 )
 
 __all__ = ["LISTING_INDEXES", "feeds_fts"]

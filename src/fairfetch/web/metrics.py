@@ -93,7 +93,9 @@ class DirectoryMetrics:
                 if len(rows) < 50_000:
                     break
             self.queue.set(
-                self.store.count_due(now, dead_probe_interval=self.settings.dead_probe_interval)
+                repo.count_due(
+                    self.store, now, dead_probe_interval=self.settings.dead_probe_interval
+                )
             )
             self.in_flight.clear()
             self.key_queued.clear()

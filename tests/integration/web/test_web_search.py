@@ -135,3 +135,25 @@ def test_web_listing_sorts_and_filters_on_both_databases(any_store: SqlStore) ->
     assert (ids(page), page.total) == ([a], 2)
     assert repo.kind_counts(s) == {"podcast": 2, "blog": 1}
     assert repo.status_counts(s) == {"ok": 2, "error": 1}
+
+
+def test_web_search_ranks_narrow_queries_and_lists_broad_ones_newest_first(
+    store: SqlStore, monkeypatch
+) -> None:
+    a = add_crawled(store, "http://a.test/feed", title="radio", at=NOW)
+    b = add_crawled(store, "http://b.test/feed", title="radio radio radio weekly", at=NOW)
+    c = add_crawled(
+        store,
+        "http://c.test/feed",
+        title="Talk",
+        at=NOW,
+        authors=[(Person(name="Radio Person"), "author")],
+    )
+    ranked = [r["id"] for r in repo.search_feeds(store, "radio").rows]
+    assert ranked[-1] == c  # the author match weighs less than title matches
+    assert set(ranked) == {a, b, c}
+    monkeypatch.setattr(repo, "RANK_LIMIT", 2)
+    assert [r["id"] for r in repo.search_feeds(store, "radio").rows] == [c, b, a]
+    assert [r["id"] for r in repo.search_feeds(store, "radio", kind="blog").rows] == [c, b, a]
+    page = repo.search_feeds(store, "radio", limit=1, offset=1)
+    assert ([r["id"] for r in page.rows], page.total) == ([b], 3)

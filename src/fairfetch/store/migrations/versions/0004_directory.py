@@ -28,6 +28,8 @@ _LISTING = (
     ("ix_feeds_kind_entry_count", "kind, entry_count"),
     ("ix_feeds_kind_id", "kind, id"),
     ("ix_feeds_status_error_count", "status, error_count"),
+    # The queue figures (due now, due next hour) are counted from this index alone.
+    ("ix_feeds_next_crawl_at_status", "next_crawl_at, status"),
 )
 
 # The text a feed is found by. URLs are split on punctuation on both backends so that a search
