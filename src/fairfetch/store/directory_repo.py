@@ -177,7 +177,7 @@ def _search_sqlite(
     store: SqlStore, query: str, where: list[sa.ColumnElement[bool]], limit: int, offset: int
 ) -> Page:
     match = sa.literal_column("feeds_fts").op("MATCH")(query)
-    rank = sa.literal_column("feeds_fts.rank")
+    rank: sa.ColumnElement[Any] = sa.literal_column("feeds_fts.rank")
     with store.engine.connect() as conn:
         if not where:
             total = int(
@@ -185,14 +185,14 @@ def _search_sqlite(
                     sa.select(sa.func.count()).select_from(feeds_fts).where(match)
                 ).scalar_one()
             )
-            order = rank if total <= RANK_LIMIT else feeds_fts.c.rowid.desc()
+            by: sa.ColumnElement[Any] = rank if total <= RANK_LIMIT else feeds_fts.c.rowid.desc()
             ids = [
                 int(r[0])
                 for r in conn.execute(
                     sa.select(feeds_fts.c.rowid)
                     .select_from(feeds_fts)
                     .where(match)
-                    .order_by(order)
+                    .order_by(by)
                     .limit(limit)
                     .offset(offset)
                 )
