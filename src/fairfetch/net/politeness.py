@@ -218,8 +218,8 @@ class Feedback:
 class KeyStats:
     queued: int
     in_flight: int
-    rate: float
-    """Fraction of full speed the key is allowed (1.0 = not throttled; halves per throttle)."""
+    rate: float | None
+    """Starts per second the key is allowed since it was throttled; None when not limited."""
     paused_until: float | None
     throttles: int
 
@@ -248,6 +248,7 @@ class _Key:
         "paused_until",
         "queued",
         "rate",
+        "recent_starts",
         "throttles",
     )
 
@@ -261,7 +262,8 @@ class _Key:
         self.queued = 0
         self.in_flight = 0
         self.last_start = -math.inf
-        self.rate = 1.0
+        self.rate: float | None = None
+        self.recent_starts: deque[float] = deque(maxlen=8)
         self.decreased_at = -math.inf
         self.paused_until = -math.inf
         self.throttles = 0
@@ -270,12 +272,18 @@ class _Key:
 class PolitenessState(Generic[T]):
     """The dispatch decisions, with no I/O and no clock of its own (every call takes ``now``).
 
-    Rules, per politeness key: at most ``cap × rate`` (at least 1) requests in flight; starts at
-    least ``gap`` apart, where a throttled key's gap is ``max(gap, throttle_gap) / rate``; no
-    start before ``paused_until``. Per host at most ``per_host_in_flight``; overall at most
-    ``global_in_flight``. AIMD: a throttle halves ``rate`` (once per round of requests: a
-    request started before the last cut does not cut again, as in TCP), down to ``min_rate``;
-    a success adds ``recovery_step`` back, up to 1.
+    Rules, per politeness key: at most ``cap`` requests in flight; starts at least ``gap`` apart
+    (the configured gap, a robots.txt crawl-delay, and ``1 / rate`` once throttled, whichever is
+    longest); no start before ``paused_until``. Per host at most ``per_host_in_flight``;
+    overall at most ``global_in_flight``.
+
+    AIMD on ``rate`` (starts per second). A key starts unlimited. Its first throttle sets the
+    rate to half what it was doing (measured over its last starts), at most ``throttle_rate``;
+    each later throttle halves it, down to ``min_rate``. Only one cut per round of requests: a
+    request started before the last cut does not cut again (as in TCP). Each success adds
+    ``recovery / rate``, so the rate climbs by about ``recovery`` per second whatever its level
+    (linear in time, TCP's additive increase); past ``max_rate`` the key is unlimited again.
+    A Retry-After also pauses the whole key until then.
 
     Fairness: keys with queued work form the round, an insertion-ordered set; ``pop_ready``
     takes the first startable key and sends it to the back. Within a key, hosts rotate the same
@@ -290,9 +298,10 @@ class PolitenessState(Generic[T]):
         per_host_in_flight: int = 1,
         global_in_flight: int = 64,
         overrides: Mapping[str, Mapping[str, float]] | None = None,
-        throttle_gap: float = 1.0,
-        min_rate: float = 1 / 64,
-        recovery_step: float = 1 / 16,
+        throttle_rate: float = 1.0,
+        min_rate: float = 1 / 60,
+        max_rate: float = 50.0,
+        recovery: float = 0.5,
     ) -> None:
         for name, value in (
             ("per_key_in_flight", per_key_in_flight),
@@ -307,9 +316,10 @@ class PolitenessState(Generic[T]):
         self.per_key_gap = per_key_gap
         self.per_host_in_flight = per_host_in_flight
         self.global_in_flight = global_in_flight
-        self.throttle_gap = throttle_gap
+        self.throttle_rate = throttle_rate
         self.min_rate = min_rate
-        self.recovery_step = recovery_step
+        self.max_rate = max_rate
+        self.recovery = recovery
         self._overrides = _parse_overrides(overrides or {})
         self._keys: dict[str, _Key] = {}
         self._round: OrderedDict[str, None] = OrderedDict()
@@ -358,13 +368,13 @@ class PolitenessState(Generic[T]):
         return self._startable_at(self._key(key))
 
     def _cap(self, k: _Key) -> int:
-        return max(1, math.floor(k.cap * k.rate + 1e-9))
+        return k.cap
 
     def _gap(self, k: _Key) -> float:
         base = max(k.gap, k.extra_gap)
-        if k.rate >= 1.0:
+        if k.rate is None:
             return base
-        return max(base, self.throttle_gap) / k.rate
+        return max(base, 1.0 / k.rate)
 
     def _startable_at(self, k: _Key) -> float:
         return max(k.paused_until, k.last_start + self._gap(k))
@@ -447,6 +457,23 @@ class PolitenessState(Generic[T]):
                 best = at
         return best
 
+    def drop(self, key: str) -> list[T]:
+        """Take every queued (not yet started) item of ``key`` out, in queue order per host.
+
+        For a caller that would rather reschedule a paused key's work than hold it here.
+        """
+        k = self._keys.get(key)
+        if k is None or not k.queued:
+            return []
+        items = [item for queue in k.hosts.values() for item in queue]
+        self._pending -= k.queued
+        k.queued = 0
+        k.hosts.clear()
+        k.host_round.clear()
+        del self._round[key]
+        self._check(k)
+        return items
+
     def finish(self, slot: Slot[T], feedback: Feedback, now: float) -> None:
         k = self._keys.get(slot.key)
         busy = self._host_busy.get(slot.host, 0)
@@ -461,10 +488,16 @@ class PolitenessState(Generic[T]):
         if feedback.throttled:
             k.throttles += 1
             if slot.started_at >= k.decreased_at:
-                k.rate = max(self.min_rate, k.rate / 2)
+                if k.rate is None:
+                    k.rate = min(self.throttle_rate, _observed_rate(k.recent_starts) / 2)
+                else:
+                    k.rate /= 2
+                k.rate = max(self.min_rate, k.rate)
                 k.decreased_at = now
-        elif not feedback.network_error:
-            k.rate = min(1.0, k.rate + self.recovery_step)
+        elif not feedback.network_error and k.rate is not None:
+            k.rate += self.recovery / k.rate
+            if k.rate >= self.max_rate:
+                k.rate = None
         if feedback.retry_after is not None and feedback.retry_after > 0:
             k.paused_until = max(k.paused_until, now + feedback.retry_after)
         self._check(k, slot.host)
@@ -534,15 +567,17 @@ class PolitenessState(Generic[T]):
         self._in_flight += 1
         self._host_busy[host] = self._host_busy.get(host, 0) + 1
         k.last_start = now
+        k.recent_starts.append(now)
         self._check(k, host)
         return Slot(k.name, host, item, now)
 
-    def _check(self, k: _Key, host: str) -> None:
+    def _check(self, k: _Key, host: str | None = None) -> None:
         """The invariant, for the key and host just touched; raises (never ``assert``, which
         ``python -O`` removes)."""
-        queue = k.hosts.get(host)
-        if (queue is not None and len(queue) > 0) != (host in k.host_round) or (
-            queue is not None and not queue
+        queue = k.hosts.get(host) if host is not None else None
+        if host is not None and (
+            (queue is not None and len(queue) > 0) != (host in k.host_round)
+            or (queue is not None and not queue)
         ):
             raise InvariantError(f"key {k.name!r}: host {host!r} in round iff it has work broken")
         if (k.queued > 0) != (k.name in self._round):
@@ -552,6 +587,13 @@ class PolitenessState(Generic[T]):
             )
         if k.queued < 0 or k.in_flight < 0 or self._pending < 0 or self._in_flight < 0:
             raise InvariantError(f"key {k.name!r}: negative count")
+
+
+def _observed_rate(starts: deque[float]) -> float:
+    """Starts per second over the recorded recent starts (infinite when they were instant)."""
+    if len(starts) < 2 or starts[-1] <= starts[0]:
+        return math.inf
+    return (len(starts) - 1) / (starts[-1] - starts[0])
 
 
 def _parse_overrides(raw: Mapping[str, Mapping[str, float]]) -> dict[str, tuple[Any, Any]]:
@@ -620,6 +662,13 @@ class Dispatcher(Generic[T]):
         """Extra minimum gap between starts on ``key`` (e.g. robots.txt crawl-delay)."""
         self.state.set_gap(key, seconds)
         self._wake.set()
+
+    def drop(self, key: str) -> list[T]:
+        """Take ``key``'s queued items back (e.g. to reschedule a paused key's feeds)."""
+        items = self.state.drop(key)
+        self._space.set()
+        self._wake.set()
+        return items
 
     def wake(self) -> None:
         """Re-evaluate now (after an injected clock moved, or settings changed)."""

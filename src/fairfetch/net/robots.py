@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING
 from protego import Protego
 from yarl import URL
 
+from fairfetch.net.retry_after import MIN_RETRY_AFTER
+
 if TYPE_CHECKING:
     from fairfetch.net.fetch import Fetcher
     from fairfetch.net.outcome import FetchResult
@@ -172,7 +174,9 @@ class RobotsCache:
             return RobotsVerdict(True, crawl_delay=delay)
         if rules.state == "throttled":
             # The site asked us to slow down: a schedule instruction, never the feed's failure.
-            return RobotsVerdict(False, "throttled", rules.detail, delay, rules.retry_after)
+            # What is left of the server's delay, not the whole of it again.
+            left = max(MIN_RETRY_AFTER, rules.expires_at - self._clock())
+            return RobotsVerdict(False, "throttled", rules.detail, delay, left)
         if rules.state == "disallow_all":
             return RobotsVerdict(False, rules.error_kind or "robots", rules.detail, delay)
         return RobotsVerdict(False, "robots", f"disallowed by {rules.origin}/robots.txt", delay)

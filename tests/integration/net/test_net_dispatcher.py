@@ -167,7 +167,7 @@ async def test_retry_after_pauses_key_until_the_clock_passes() -> None:
     assert started_at == {"first": 0.0, "second": 1000.0}
     stats = d.snapshot()["pause.test"]
     assert stats.throttles == 1
-    assert stats.rate == 0.5 + 1 / 16  # halved by the throttle, one success added back
+    assert stats.rate == 1.5  # cut to throttle_rate (1/s), one success added 0.5 back
     assert stats.paused_until == 1000.0
 
 

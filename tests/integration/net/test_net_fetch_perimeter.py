@@ -89,6 +89,8 @@ async def test_redirect_hop_into_a_refused_address_is_refused() -> None:
         assert len(r.hops) == 1
         assert r.hops[0].location == target[path]
         assert r.final_url == target[path]
+        assert r.status is None  # the refused hop never answered; the 302 is in the hops
+        assert r.address is None
     assert guarded.accepts == 0
 
 

@@ -281,3 +281,15 @@ async def test_checking_resolver_filters_and_refuses() -> None:
         await checking.resolve("bad.test", 80)
     assert "10.0.0.1" in str(info.value)
     assert "private" in str(info.value)
+
+
+async def test_lookup_that_never_answers_is_a_dns_failure() -> None:
+    import asyncio
+
+    async def silent(host: str, port: int, **kw: object) -> list[tuple[object, ...]]:
+        await asyncio.Event().wait()
+        return []
+
+    r = Resolver((), timeout=0.05, getaddrinfo=silent)
+    with pytest.raises(socket.gaierror, match="timed out"):
+        await r.resolve("slow-dns.example", 80)

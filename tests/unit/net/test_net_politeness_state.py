@@ -117,45 +117,69 @@ def test_bad_overrides_are_config_errors_naming_the_key(bad: dict[str, Any]) -> 
 
 
 def test_aimd_halves_on_throttle_and_recovers_additively() -> None:
-    s: PolitenessState[int] = PolitenessState(per_key_in_flight=4, recovery_step=0.125)
-    for i in range(40):
+    s: PolitenessState[int] = PolitenessState(
+        per_key_in_flight=4, throttle_rate=1.0, recovery=0.5, max_rate=5.0
+    )
+    for i in range(400):
         s.push("k", f"h{i}.test", i)
-    t = 0.0
-    first = drain(s, t)
+    first = drain(s, 0.0)
     assert len(first) == 4
-    # Two requests of the same round throttled: one halving, not two (TCP-style).
+    assert s.snapshot()["k"].rate is None  # unlimited until throttled
+    assert s.gap("k") == 0.0
+    # Two requests of the same round throttled: one cut, not two (TCP-style). The first cut
+    # goes to half the observed pace (instant here), at most throttle_rate.
     s.finish(first[0], THROTTLED, 1.0)
     s.finish(first[1], THROTTLED, 1.0)
-    assert s.snapshot()["k"].rate == 0.5
+    assert s.snapshot()["k"].rate == 1.0
     assert s.snapshot()["k"].throttles == 2
-    assert s.cap("k") == 2
-    assert s.gap("k") == 2.0  # max(gap, throttle_gap=1) / rate
+    assert s.gap("k") == 1.0  # one start per second
+    assert s.cap("k") == 4  # the rate, not the in-flight cap, is what comes down
+    # Additive increase: each success adds recovery / rate (≈ +0.5 starts/s per second).
     s.finish(first[2], OK, 1.0)
+    assert s.snapshot()["k"].rate == 1.5
     s.finish(first[3], OK, 1.0)
-    assert s.snapshot()["k"].rate == 0.75  # +0.125 per success
+    assert s.snapshot()["k"].rate == pytest.approx(1.5 + 0.5 / 1.5)
     # A request started after the cut and throttled halves again.
     t = 10.0
     later = s.pop_ready(t)
     assert later is not None
     s.finish(later, THROTTLED, t)
-    assert s.snapshot()["k"].rate == 0.375
-    assert s.gap("k") == pytest.approx(1 / 0.375)
-    # Additive recovery back to full speed, never past it.
-    for _ in range(20):
+    assert s.snapshot()["k"].rate == pytest.approx((1.5 + 0.5 / 1.5) / 2)
+    assert s.gap("k") == pytest.approx(2 / (1.5 + 0.5 / 1.5))
+    # Network errors neither cut nor recover.
+    rate = s.snapshot()["k"].rate
+    t += 10.0
+    slot = s.pop_ready(t)
+    assert slot is not None
+    s.finish(slot, Feedback(network_error=True), t)
+    assert s.snapshot()["k"].rate == rate
+    # Recovery goes on until the key is unlimited again, gap back to zero.
+    for _ in range(300):
         t += 10.0
         slot = s.pop_ready(t)
         assert slot is not None
         s.finish(slot, OK, t)
-    assert s.snapshot()["k"].rate == 1.0
+        if s.snapshot()["k"].rate is None:
+            break
+    assert s.snapshot()["k"].rate is None
     assert s.gap("k") == 0.0
-    # Network errors neither cut nor recover.
+
+
+def test_first_cut_halves_the_observed_pace() -> None:
+    s: PolitenessState[int] = PolitenessState(throttle_rate=1.0)
+    for i in range(10):
+        s.push("k", "h.test", i)
+    t = 0.0
+    for _ in range(4):  # one start every 4 s: 0.25 starts/s
+        slot = s.pop_ready(t)
+        assert slot is not None
+        s.finish(slot, OK, t)
+        t += 4.0
     slot = s.pop_ready(t)
     assert slot is not None
     s.finish(slot, THROTTLED, t)
-    slot = s.pop_ready(t + 100)
-    assert slot is not None
-    s.finish(slot, Feedback(network_error=True), t + 100)
-    assert s.snapshot()["k"].rate == 0.5
+    assert s.snapshot()["k"].rate == pytest.approx(0.125)
+    assert s.gap("k") == pytest.approx(8.0)
 
 
 def test_rate_has_a_floor() -> None:
@@ -169,6 +193,18 @@ def test_rate_has_a_floor() -> None:
         s.finish(slot, THROTTLED, t)
         t += 1000.0
     assert s.snapshot()["k"].rate == 1 / 8
+
+
+def test_drop_takes_a_keys_queue_back() -> None:
+    s: PolitenessState[int] = PolitenessState()
+    for i in range(3):
+        s.push("k", f"h{i % 2}.test", i)
+    s.push("other", "o.test", 9)
+    assert sorted(s.drop("k")) == [0, 1, 2]
+    assert s.round() == ["other"]
+    assert s.pending == 1
+    assert s.drop("k") == []
+    s.check_invariants()
 
 
 def test_retry_after_pauses_the_whole_key_not_others() -> None:
@@ -358,6 +394,17 @@ class DispatchMachine(RuleBasedStateMachine):
     def finish(self, index: int, feedback: Feedback) -> None:
         slot = self.in_flight.pop(index % len(self.in_flight))
         self.state.finish(slot, feedback, self.now)
+
+    @rule(key=st.sampled_from(KEYS))
+    def drop(self, key: str) -> None:
+        dropped = self.state.drop(key)
+        expected = []
+        for (k, _host), q in self.queued.items():
+            if k == key:
+                expected.extend(q)
+                q.clear()
+        assert sorted(dropped) == sorted(expected)
+        self.pushed = [i for i in self.pushed if i not in set(dropped)]
 
     @rule(dt=st.sampled_from([0.0, 0.25, 1.0, 3.0, 10.0]))
     def tick(self, dt: float) -> None:

@@ -12,8 +12,9 @@ from fairfetch.net.robots import RobotsCache
 
 def _result(status: int, headers: dict[str, str], retry_after: float | None) -> FetchResult:
     url = "http://a.example/robots.txt"
-    return FetchResult(url=url, final_url=url, status=status, headers=headers,
-                       retry_after=retry_after)
+    return FetchResult(
+        url=url, final_url=url, status=status, headers=headers, retry_after=retry_after
+    )
 
 
 def test_429_on_robots_is_a_throttle_until_retry_after() -> None:
@@ -30,3 +31,15 @@ def test_503_with_retry_after_is_a_throttle_and_without_is_not() -> None:
     without = cache.interpret("http://a.example", _result(503, {}, None), 0.0)
     assert with_ra.state == "throttled"
     assert without.state == "disallow_all"  # a plain 5xx: the site cannot tell us, briefly
+
+
+async def test_verdict_gives_what_is_left_of_the_delay() -> None:
+    now = [1000.0]
+    cache = RobotsCache(clock=lambda: now[0])
+    origin = "http://a.example"
+    cache._cache[origin] = cache.interpret(origin, _result(429, {}, 600.0), now[0])
+    now[0] += 200.0
+    verdict = await cache.check(origin + "/feed")
+    assert not verdict.allowed
+    assert verdict.kind == "throttled"
+    assert verdict.retry_after == 400.0
