@@ -32,7 +32,7 @@ from fairfetch.feeds.parse import parse_feed
 from fairfetch.net.backends import detect_backend
 from fairfetch.net.fetch import Fetcher
 from fairfetch.net.outcome import NETWORK_ERROR_KINDS, FetchResult
-from fairfetch.net.politeness import Dispatcher, Feedback, politeness_key
+from fairfetch.net.politeness import BackendGrouper, Dispatcher, Feedback, politeness_key
 from fairfetch.store import CrawlWrite, FeedRecord, SqlStore
 
 log = logging.getLogger("fairfetch.crawl")
@@ -168,6 +168,9 @@ class Crawler:
         self._writer_task: asyncio.Task[None] | None = None
         self._held: list[tuple[CrawlWrite, _Job]] = []  # network failures awaiting a verdict
         self.outages = OutageDetector(threshold_keys=settings.outage_keys)
+        #: Hosts of different domains throttled together from one address share a backend key
+        #: (in memory: evidence, not a fingerprint, so it is not written to the feed).
+        self.grouper = BackendGrouper()
         #: Poll jobs queued in the dispatcher and not started yet, by feed id (for deferral).
         self._waiting: dict[int, _Job] = {}
         self._on_result: Callable[[FeedResult], None] | None = None
@@ -354,8 +357,14 @@ class Crawler:
         job = _Job(feed, trigger, asyncio.get_running_loop().create_future(), keep_ids)
         if trigger == "poll":
             self._waiting[feed.id] = job
-        await dispatcher.put(feed.url, job, key=feed.politeness_key)
+        await dispatcher.put(feed.url, job, key=self._key_for(feed))
         return job.future
+
+    def _key_for(self, feed: FeedRecord) -> str:
+        """A fingerprinted backend wins; else evidence of a shared backend; else the feed's key."""
+        if feed.politeness_key.startswith("backend:"):
+            return feed.politeness_key
+        return self.grouper.backend_for(feed.url) or feed.politeness_key
 
     async def _finish(
         self,
@@ -473,6 +482,9 @@ class Crawler:
             log.exception("fetch of %s raised", feed.url)
             await self._internal_error(job, exc)
             return Feedback()
+        delay = self.fetcher.robots.known_crawl_delay(feed.url)
+        if delay and self._dispatcher is not None:
+            self._dispatcher.set_gap(self._key_for(feed), delay)
         await self._complete(job, result)
         return self._feedback(result)
 

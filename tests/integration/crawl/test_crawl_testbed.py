@@ -61,6 +61,8 @@ EDGE = [
 async def test_every_behaviour_ends_as_the_catalogue_says(
     testbed: Testbed, store: SqlStore, settings: Settings
 ) -> None:
+    # Generous caps: under load a bomb or a big body must still end as too_large, not timeout.
+    settings = settings.replace(first_byte_timeout=30.0, total_timeout=60.0)
     specs = testbed.catalog(behaviours=EDGE)
     specs = [s for s in specs if s.url.split("//")[1].split(".")[0].endswith("-0")]
     specs += testbed.catalog(n=5, behaviours=["blog"]) + testbed.catalog(
@@ -88,6 +90,20 @@ async def test_every_behaviour_ends_as_the_catalogue_says(
     assert (
         store.get_feed(next(s.url for s in specs if s.behaviour == "status-410")).status == "dead"
     )
+
+
+async def test_servers_that_never_finish_are_timeouts(
+    testbed: Testbed, store: SqlStore, settings: Settings
+) -> None:
+    specs = testbed.catalog(n=1, behaviours=["slow-drip"]) + testbed.catalog(
+        n=1, behaviours=["no-answer"]
+    )
+    add(store, specs)
+    summary = await crawl(store, settings)  # caps of 1-2 s: these servers never finish
+    assert summary.errors["timeout"] == 2
+    for s in specs:
+        feed = store.get_feed(s.url)
+        assert feed.status == "error" and feed.last_error.startswith("timeout")
 
 
 async def test_second_crawl_is_a_304_and_writes_nothing_new(
