@@ -446,6 +446,36 @@ async def test_server_that_never_answers_times_out() -> None:
     assert srv.requests == 1
 
 
+async def test_connect_timeout_when_the_listener_backlog_is_full() -> None:
+    # A listener that never accepts, its backlog filled: the kernel drops further SYNs, so
+    # the connection attempt hangs until the connect cap.
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    fillers = []
+    for _ in range(8):
+        c = socket.socket()
+        c.setblocking(False)
+        try:
+            c.connect(("127.0.0.1", port))
+        except BlockingIOError:
+            pass
+        fillers.append(c)
+    f = make_fetcher(net_settings(connect_timeout=0.3, first_byte_timeout=30.0))
+    try:
+        r = await f.fetch(f"http://full.test:{port}/")
+    finally:
+        await f.aclose()
+        for c in fillers:
+            c.close()
+        listener.close()
+    assert r.error_kind == "timeout"
+    assert "Connection timeout" in r.error_detail
+
+
 async def drip(
     reader: asyncio.StreamReader, writer: asyncio.StreamWriter, state: RawServer
 ) -> None:
@@ -529,3 +559,68 @@ async def test_aclose_is_idempotent_and_context_manager() -> None:
         # a closed Fetcher opens a new session on next use
         assert (await f.fetch(srv.url("/"))).ok
         await f.aclose()
+
+
+def _self_signed(tmp_path: object) -> tuple[str, str]:
+    crypto = pytest.importorskip("cryptography")
+    del crypto
+    import datetime as dt
+    from pathlib import Path
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "secure.test")])
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("secure.test")]), False)
+        .sign(key, hashes.SHA256())
+    )
+    base = Path(str(tmp_path))
+    cert_path, key_path = base / "cert.pem", base / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return str(cert_path), str(key_path)
+
+
+async def test_untrusted_certificate_is_tls(tmp_path: object, fetcher: Fetcher) -> None:
+    import ssl
+
+    cert, key = _self_signed(tmp_path)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    app = web.Application()
+    app.router.add_get("/", ok)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=context)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    try:
+        r = await fetcher.fetch(f"https://secure.test:{port}/")
+    finally:
+        await runner.cleanup()
+    assert r.error_kind == "tls"
+    assert "certificate" in r.error_detail.lower()
+
+
+async def test_tls_handshake_against_plain_http_is_tls(fetcher: Fetcher) -> None:
+    async with serve({"/": ok}) as srv:
+        r = await fetcher.fetch(f"https://plain.test:{srv.port}/")
+    assert r.error_kind == "tls"
