@@ -87,6 +87,10 @@ async def test_web_run_crawls_and_serves_in_one_loop(tmp_path: Path) -> None:
                 assert shown["entry_count"] > 0
                 page = await client.get(f"/feeds/{feed.id}")
                 assert "status-ok" in page.text
+                metrics = (await client.get("/metrics")).text
+                # the running crawler's politeness slots are visible per key
+                assert f'fairfetch_in_flight{{key="{feed.politeness_key}"}}' in metrics
+                assert 'fairfetch_crawls_total{error_kind="",outcome="ok"} 1.0' in metrics
         finally:
             stop.set()
             await asyncio.wait_for(task, 60)  # every part returns once stop is set
