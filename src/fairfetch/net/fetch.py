@@ -264,6 +264,10 @@ class Fetcher:
                 timeout=self._timeout,
                 trust_env=False,
                 raise_for_status=False,
+                # Real sites send long Content-Security-Policy and Set-Cookie lines; aiohttp's
+                # 8 KiB default would turn those pages into "malformed response" failures.
+                max_line_size=64 * 1024,
+                max_field_size=64 * 1024,
             )
             if hasattr(self._session, "_retry_connection"):
                 self._session._retry_connection = False

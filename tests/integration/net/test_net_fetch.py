@@ -624,3 +624,12 @@ async def test_tls_handshake_against_plain_http_is_tls(fetcher: Fetcher) -> None
     async with serve({"/": ok}) as srv:
         r = await fetcher.fetch(f"https://plain.test:{srv.port}/")
     assert r.error_kind == "tls"
+
+
+async def test_long_response_header_is_accepted(fetcher: Fetcher) -> None:
+    csp = "default-src 'self' " + " ".join(f"https://cdn{i}.example" for i in range(1500))
+    assert len(csp) > 20_000
+    async with serve({"/": respond(200, {"Content-Security-Policy": csp}, b"ok")}) as srv:  # type: ignore[dict-item]
+        r = await fetcher.fetch(srv.url("/"))
+    assert r.ok
+    assert r.headers["content-security-policy"] == csp
