@@ -2,17 +2,31 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+import click
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
 from fairfetch.config import Settings, load_settings
 from fairfetch.errors import FairfetchError
 
+class _Group(TyperGroup):
+    """Every FairfetchError becomes one clear line on stderr and exit status 2, however the
+    command is invoked (console script, ``python -m fairfetch``, or a test's CliRunner)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except FairfetchError as exc:
+            err_console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+            raise typer.Exit(2) from None
+
+
 app = typer.Typer(
+    cls=_Group,
     name="fairfetch",
     help="A polite, resilient crawler for the open web's feeds and sites.",
     no_args_is_help=True,
@@ -55,12 +69,8 @@ def globals_of(ctx: typer.Context) -> Globals:
 
 
 def main() -> None:
-    """Entry point: every FairfetchError becomes one clear line on stderr and exit status 2."""
-    try:
-        app()
-    except FairfetchError as exc:
-        err_console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
-        sys.exit(2)
+    """Entry point of the ``fairfetch`` console script."""
+    app()
 
 
 def settings_of(ctx: typer.Context, **overrides: Any) -> Settings:
