@@ -98,6 +98,8 @@ class TestHub:
             raise web.HTTPTemporaryRedirect("/hub")
         if request.path == "/hub-308":
             raise web.HTTPPermanentRedirect("/hub")
+        if request.path == "/hub-down":
+            return web.Response(status=500, text="hub is down")
         if form.get("hub.mode") not in ("subscribe", "unsubscribe") or not form.get(
             "hub.callback"
         ):
@@ -166,6 +168,7 @@ async def test_hub() -> AsyncIterator[TestHub]:
     app.router.add_post("/hub", hub.hub)
     app.router.add_post("/hub-307", hub.hub)
     app.router.add_post("/hub-308", hub.hub)
+    app.router.add_post("/hub-down", hub.hub)
     app.router.add_get("/{tail:t/.*}", hub.topic)
     runner = web.AppRunner(app)
     await runner.setup()
