@@ -44,7 +44,17 @@ _MAX_SITEMAP_FILES = 50
 
 
 class FetcherLike(Protocol):
-    async def fetch(self, url: str, **kwargs: Any) -> FetchResult: ...
+    """What the crawl needs of :class:`fairfetch.net.fetch.Fetcher` (the real one in use)."""
+
+    async def fetch(
+        self,
+        url: str,
+        *,
+        method: str = "GET",
+        read_body: bool = True,
+        follow_redirects: bool = True,
+        check_robots: bool = False,
+    ) -> FetchResult: ...
 
 
 @dataclass(frozen=True)
@@ -307,7 +317,9 @@ class _Crawl:
             async with self.site_slots:
                 res = await self.fetcher.fetch(sm, check_robots=False)
             if not res.ok:
-                err = f"{res.error_kind}: {res.error_detail}" if res.error_kind else "http"
+                err: str | None = (
+                    f"{res.error_kind}: {res.error_detail}" if res.error_kind else "http"
+                )
                 await self.writer.put("sitemap", (sm, res.status, None, 0, err))
                 continue
             kind, locs = _parse_sitemap(res.body)
@@ -409,13 +421,13 @@ class _Crawl:
                 seen_assets.add(asset.url)
                 if https and asset.url.startswith("http:"):
                     mixed += 1
-                internal = int(contains(asset.url))
+                asset_internal = int(contains(asset.url))
                 if asset.kind == "image":
                     image_id = self.image_ids.get(asset.url)
                     if image_id is None:
                         image_id = self.image_ids[asset.url] = self.next_asset_id[0]
                         self.next_asset_id[0] += 1
-                        images.append((image_id, asset.url, internal))
+                        images.append((image_id, asset.url, asset_internal))
                         probes.append((asset.url, "image"))
                     page_images.append((page_id, image_id, asset.alt, asset.width, asset.height))
                 else:
@@ -423,7 +435,7 @@ class _Crawl:
                     if res_id is None:
                         res_id = self.resource_ids[asset.url] = self.next_asset_id[1]
                         self.next_asset_id[1] += 1
-                        resources.append((res_id, asset.url, asset.kind, internal))
+                        resources.append((res_id, asset.url, asset.kind, asset_internal))
                         probes.append((asset.url, "resource"))
                     page_resources.append((page_id, res_id))
         page_row = (
@@ -602,10 +614,14 @@ class _Crawl:
                 return
             next_depth = None if depth is None else depth + 1
             max_depth = self.options.max_depth
-            if next_urls and next_depth is not None and max_depth is not None:
-                if next_depth > max_depth:
-                    self.stats.cut_short = "max_depth"
-                    next_urls = []
+            if (
+                next_urls
+                and next_depth is not None
+                and max_depth is not None
+                and next_depth > max_depth
+            ):
+                self.stats.cut_short = "max_depth"
+                next_urls = []
             if not next_urls and not sitemap_level_done:
                 sitemap_level_done = True
                 leftovers = [u for u in sitemap_urls if u not in self.page_ids]
@@ -701,7 +717,7 @@ async def crawl_site(
     if url is None:
         raise InvalidURLError(start_url, "not an http(s) URL with a host")
     path = Path(out)
-    if path.exists() and not options.resume:
+    if path.exists() and not options.resume:  # noqa: ASYNC240 (one stat before the crawl)
         raise AuditError(f"{str(path)!r} exists: pass --resume to continue it, or remove it")
     cf = CrawlFile(path)
     try:

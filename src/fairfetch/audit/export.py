@@ -66,7 +66,7 @@ def _severity_rank(sev: str) -> int:
 
 def findings_summary(run: RuleRun) -> list[dict[str, Any]]:
     """Rules with findings, worst first: severity, then number of findings."""
-    out = []
+    out: list[dict[str, Any]] = []
     for rule_id, findings in run.by_rule().items():
         r = CATALOGUE[rule_id]
         out.append(
@@ -330,7 +330,8 @@ def export_crawl(
             out.mkdir(parents=True, exist_ok=True)
             for sheet in SHEETS:
                 n = 0
-                with (out / f"{_slug(sheet.name)}.csv").open("w", newline="", encoding="utf-8") as fh:
+                target = out / f"{_slug(sheet.name)}.csv"
+                with target.open("w", newline="", encoding="utf-8") as fh:
                     w = csv.writer(fh)
                     w.writerow([csv_safe(h) for h in sheet.headers])
                     for row in sheet.rows(conn, site, run):

@@ -192,7 +192,7 @@ def extract_page(body: bytes, url: str) -> PageFacts:
             facts.assets.append(Asset(target, "media"))
 
     for node in tree.css("h1, h2, h3, h4, h5, h6"):
-        level = int(node.tag[1])
+        level = int((node.tag or "h1")[1])
         facts.heading_levels.append(level)
         if level == 1:
             facts.h1s.append(_text(node))
@@ -223,9 +223,12 @@ def extract_page(body: bytes, url: str) -> PageFacts:
 
     body_node = tree.body
     if body_node is not None:
-        content = tree.css_first("main") or body_node
-        content.strip_tags(["script", "style", "noscript", "nav", "header", "footer", "template"])
-        words = content.text(separator=" ").split()
+        main = tree.css_first("main")
+        text_root = main if main is not None else body_node
+        text_root.strip_tags(
+            ["script", "style", "noscript", "nav", "header", "footer", "template"]
+        )
+        words = text_root.text(separator=" ").split()
         facts.word_count = len(words)
         facts.sketch = _sketch(" ".join(words).lower().split())
         facts.content_hash = hashlib.blake2b(" ".join(words).encode(), digest_size=8).hexdigest()

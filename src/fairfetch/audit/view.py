@@ -186,8 +186,8 @@ def load_view(conn: sqlite3.Connection, *, sample_sources: int = 3) -> SiteView:
     inlinks = dict(
         conn.execute(
             "SELECT l.to_url, COUNT(DISTINCT l.from_id) FROM links l JOIN pages f "
-            "ON f.id = l.from_id WHERE l.internal = 1 AND f.url != l.to_url AND l.location != 'head' "
-            "GROUP BY l.to_url"
+            "ON f.id = l.from_id WHERE l.internal = 1 AND f.url != l.to_url "
+            "AND l.location != 'head' GROUP BY l.to_url"
         ).fetchall()
     )
     broken = conn.execute(

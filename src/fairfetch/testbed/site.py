@@ -46,7 +46,12 @@ HERO = b"\xff\xd8\xff" + b"\x00" * 600_000
 FOREIGN_LINKS = ("/ok", "/gone", "/broken", "/nohead", "/moved")
 
 _SIZE_HOST = re.compile(r"^s(\d{1,6})\." + re.escape(SITE_DOMAIN) + "$")
-_WORDS = ["audit", "crawler", "site", "page", "link", "index", "search", "engine", "title", "heading", "content", "image", "bundle", "resource", "redirect", "canonical", "sitemap", "robots", "policy", "owner", "review", "server", "status", "health", "garden", "river", "mountain", "coffee", "bicycle", "library", "market", "window", "theatre", "orchard", "harbour"]
+_PROSE = (
+    "audit crawler site page link index search engine title heading content image bundle "
+    "resource redirect canonical sitemap robots policy owner review server status health "
+    "garden river mountain coffee bicycle library market window theatre orchard harbour"
+)
+_WORDS = _PROSE.split()
 
 
 def site_pages(host: str) -> int | None:
@@ -272,7 +277,8 @@ def _specials(port: int) -> dict[str, tuple[int, dict[str, str], str]]:
             {},
             _template(
                 "Absolute http assets",
-                f'<p>{_prose("mx", 150)}</p><img src="http://{SITE_DOMAIN}:{port}/img/logo.png" alt="">',
+                f'<p>{_prose("mx", 150)}</p>'
+                f'<img src="http://{SITE_DOMAIN}:{port}/img/logo.png" alt="">',
             ),
         ),
         "/outbound": (

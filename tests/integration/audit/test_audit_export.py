@@ -40,7 +40,8 @@ async def test_audit_workbook_sheets_resources_redirects(testbed: Testbed, tmp_p
     known = [s for s in sizes if s is not None]
     assert known == sorted(known, reverse=True)
     assert sizes.index(None) == len(known)  # unknown sizes last, all of them
-    assert data[0][0].endswith("/static/bundle.js") and data[0][4] > 100  # pages it costs
+    assert data[0][0].endswith("/static/bundle.js")
+    assert data[0][4] > 100
     assert any(r[0].endswith("/static/font.woff2") and r[3] is None for r in data)
 
     rows = list(wb["Redirects"].iter_rows(values_only=True))
@@ -48,11 +49,13 @@ async def test_audit_workbook_sheets_resources_redirects(testbed: Testbed, tmp_p
     assert "to_status" in header
     col = header.index("to_status")
     by_from = {r[0].split(".test:")[1].split("/", 1)[1]: r[col] for r in rows[1:]}
-    assert by_from["go/alive"] == 200 and by_from["go/pulled"] == 404
+    assert by_from["go/alive"] == 200
+    assert by_from["go/pulled"] == 404
 
     ws = openpyxl.load_workbook(xlsx)["Pages"]
     assert ws.freeze_panes == "A2"
-    assert ws.auto_filter.ref and ws.auto_filter.ref.startswith("A1:")
+    assert ws.auto_filter.ref
+    assert ws.auto_filter.ref.startswith("A1:")
     assert ws.column_dimensions["A"].width > 20
     assert counts["Pages"] == sqlite3.connect(out).execute(
         "SELECT COUNT(*) FROM pages WHERE state='done'").fetchone()[0]
@@ -91,6 +94,8 @@ async def test_audit_cli_export_and_report(testbed: Testbed, tmp_path: Path) -> 
     assert sev == sorted(sev, key=["error", "warning", "notice"].index)  # worst first
     assert any(r["id"] == "redirect-to-error" for r in data["rules"])
     result = runner.invoke(app, ["audit", "report", str(out)])
-    assert result.exit_code == 0 and "redirect-to-error" in result.output
+    assert result.exit_code == 0
+    assert "redirect-to-error" in result.output
     result = runner.invoke(app, ["audit", "export", str(out), "--xlsx", str(tmp_path / "o.xlsx")])
-    assert result.exit_code == 0 and (tmp_path / "o.xlsx").exists()
+    assert result.exit_code == 0
+    assert (tmp_path / "o.xlsx").exists()

@@ -42,8 +42,8 @@ COMPARE = {
 
 
 def _cmd(url: str, out: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-c", "from fairfetch.cli import main; main()", "audit", "crawl", url, "--out", str(out),
-            "--concurrency", "2", "--quiet", *extra]
+    return [sys.executable, "-c", "from fairfetch.cli import main; main()", "audit", "crawl",
+            url, "--out", str(out), "--concurrency", "2", "--quiet", *extra]
 
 
 def _done_pages(path: Path) -> int:

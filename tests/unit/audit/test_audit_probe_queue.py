@@ -19,7 +19,8 @@ def test_audit_probe_second_url_of_a_seen_host_is_dispatched() -> None:
     first = q.next()
     assert first == "http://shop.test/alive"
     q.done(first)
-    assert q.next() is None and q.pending() == 0
+    assert q.next() is None
+    assert q.pending() == 0
     assert q.register("http://shop.test/pulled").accepted
     assert q.next() == "http://shop.test/pulled"
     q.check_invariant()

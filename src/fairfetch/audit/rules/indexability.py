@@ -39,7 +39,8 @@ def blocked_by_robots(site: SiteView, t: Thresholds) -> Out:
             yield p.url
 
 
-@rule("orphan-in-sitemap", "indexability", "warning", "Orphan page (in sitemap, linked from nowhere)",
+@rule("orphan-in-sitemap", "indexability", "warning",
+      "Orphan page (in sitemap, linked from nowhere)",
       explanation="The sitemap lists this page but no crawled page links to it; search engines "
       "treat unlinked pages as unimportant.",
       fix="Link to the page from a relevant page, or remove it from the sitemap.",
@@ -99,8 +100,7 @@ def robots_missing(site: SiteView, t: Thresholds) -> Out:
       explanation="nofollow on internal links stops authority flowing inside your own site.",
       fix="Remove rel=nofollow from links to your own pages.")
 def nofollow_internal(site: SiteView, t: Thresholds) -> Out:
-    for src, dst in site.nofollow_internal:
-        yield src, dst
+    yield from site.nofollow_internal
 
 
 @rule("sitemap-url-not-crawled", "indexability", "notice", "Sitemap URL outside the crawl",
