@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-__all__ = ["BACKENDS", "detect_backend"]
+__all__ = ["BACKENDS", "backend_from_cname", "detect_backend"]
 
 Headers = Mapping[str, str]
 
@@ -93,14 +93,46 @@ _FINGERPRINTS: tuple[tuple[str, tuple[Callable[[Headers], bool], ...], re.Patter
 #: Every backend key detect_backend can return.
 BACKENDS = tuple(f"backend:{name}" for name, _, _ in _FINGERPRINTS)
 
+#: CNAME targets of custom domains, by platform (a suffix match on the canonical name).
+_CNAME_SUFFIXES: tuple[tuple[str, str], ...] = (
+    ("letterbox.test", "letterbox"),
+    ("substack-custom-domains.com", "substack"),
+    ("substack.com", "substack"),
+    ("ghost.io", "ghost"),
+    ("beehiiv.com", "beehiiv"),
+    ("buttondown.email", "buttondown"),
+    ("buttondown.com", "buttondown"),
+    ("wordpress.com", "wordpress.com"),
+    ("wp.com", "wordpress.com"),
+    ("ghs.google.com", "blogger"),
+    ("ghs.googlehosted.com", "blogger"),
+    ("blogspot.com", "blogger"),
+    ("medium.com", "medium"),
+    ("domains.tumblr.com", "tumblr"),
+)
 
-def detect_backend(headers: Mapping[str, str] | None, generator: str | None) -> str | None:
-    """``backend:<platform>`` when the response headers or the feed's generator name a
-    multi-tenant platform, else None. Header names are matched case-insensitively."""
+
+def backend_from_cname(cname: str | None) -> str | None:
+    """``backend:<platform>`` when a host's CNAME target belongs to a known platform."""
+    if not cname:
+        return None
+    name = cname.rstrip(".").lower()
+    for suffix, platform in _CNAME_SUFFIXES:
+        if name == suffix or name.endswith("." + suffix):
+            return f"backend:{platform}"
+    return None
+
+
+def detect_backend(
+    headers: Mapping[str, str] | None, generator: str | None, cname: str | None = None
+) -> str | None:
+    """``backend:<platform>`` when the response headers, the feed's generator or the host's
+    CNAME target (``Resolver.canonical_name``) name a multi-tenant platform, else None.
+    Header names are matched case-insensitively."""
     lowered = {k.lower(): v for k, v in headers.items()} if headers else {}
     for name, tests, gen in _FINGERPRINTS:
         if lowered and any(test(lowered) for test in tests):
             return f"backend:{name}"
         if generator and gen.search(generator):
             return f"backend:{name}"
-    return None
+    return backend_from_cname(cname)

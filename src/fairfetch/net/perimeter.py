@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -320,6 +321,7 @@ class Resolver:
         self._wild.sort(key=lambda w: (-len(w[0]), w[1] is None))
         self._timeout = timeout
         self._getaddrinfo = getaddrinfo
+        self._cnames: OrderedDict[str, str] = OrderedDict()
 
     @classmethod
     def from_settings(cls, settings: Any) -> Resolver:
@@ -349,13 +351,20 @@ class Resolver:
         else:
             return [str(literal)]
         lookup = self._getaddrinfo or asyncio.get_running_loop().getaddrinfo
-        coro = lookup(name, port, family=family, type=socket.SOCK_STREAM)
+        coro = lookup(name, port, family=family, type=socket.SOCK_STREAM, flags=socket.AI_CANONNAME)
         try:
             infos = await (asyncio.wait_for(coro, self._timeout) if self._timeout else coro)
         except TimeoutError:
             # A name server that does not answer is a DNS failure, not a slow publisher.
             raise socket.gaierror(socket.EAI_AGAIN, f"{host}: lookup timed out") from None
         out: list[str] = []
+        canonical = next((str(i[3]) for i in infos if len(i) > 3 and i[3]), "")
+        canonical = canonical.rstrip(".").lower()
+        if canonical and canonical != name:
+            self._cnames[name] = canonical
+            self._cnames.move_to_end(name)
+            if len(self._cnames) > _MAX_CNAMES:
+                self._cnames.popitem(last=False)
         for info in infos:
             address = str(info[4][0]).split("%", 1)[0]
             if address not in out:
@@ -363,6 +372,15 @@ class Resolver:
         if not out:
             raise socket.gaierror(socket.EAI_NONAME, f"{host}: no addresses")
         return out
+
+    def canonical_name(self, host: str) -> str | None:
+        """The CNAME target the last lookup of ``host`` ended at, if it was not ``host``
+        itself: custom domains point at their platform (``ghs.google.com``,
+        ``target.substack-custom-domains.com``), which ``detect_backend`` reads."""
+        return self._cnames.get(_normalise_host(host))
+
+
+_MAX_CNAMES = 50_000
 
 
 def _family_ok(address: str, family: int) -> bool:

@@ -140,3 +140,24 @@ def test_grouper_needs_different_registrable_domains_and_one_address() -> None:
     assert g.observe_throttle("b.alpha.test", "203.0.113.5", 101.0) is None  # same domain
     assert g.observe_throttle("beta.test", "203.0.113.6", 102.0) is None  # other address
     assert g.backend_for("beta.test") is None
+
+
+@pytest.mark.parametrize(
+    ("cname", "backend"),
+    [
+        ("target.substack-custom-domains.com.", "backend:substack"),
+        ("ghs.google.com", "backend:blogger"),
+        ("someone.ghost.io", "backend:ghost"),
+        ("news.letterbox.test", "backend:letterbox"),
+        ("lb.wordpress.com", "backend:wordpress.com"),
+        ("example.com", None),
+        ("notghost.io", None),  # suffix means a whole label, not a string tail
+        (None, None),
+    ],
+)
+def test_backend_from_cname(cname: str | None, backend: str | None) -> None:
+    assert detect_backend({}, None, cname) == backend
+
+
+def test_headers_and_generator_beat_cname() -> None:
+    assert detect_backend({}, "Substack", "ghs.google.com") == "backend:substack"

@@ -293,3 +293,17 @@ async def test_lookup_that_never_answers_is_a_dns_failure() -> None:
     r = Resolver((), timeout=0.05, getaddrinfo=silent)
     with pytest.raises(socket.gaierror, match="timed out"):
         await r.resolve("slow-dns.example", 80)
+
+
+async def test_resolver_remembers_the_canonical_name() -> None:
+    async def cname_getaddrinfo(host: str, port: int, **kw: object) -> list[tuple[object, ...]]:
+        assert kw.get("flags") == socket.AI_CANONNAME
+        return [
+            (socket.AF_INET, socket.SOCK_STREAM, 6, "ghs.google.com", ("127.0.0.9", port)),
+            (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.10", port)),
+        ]
+
+    r = Resolver((), getaddrinfo=cname_getaddrinfo)
+    assert await r.resolve("blog.example.org", 443) == ["127.0.0.9", "127.0.0.10"]
+    assert r.canonical_name("Blog.Example.org.") == "ghs.google.com"
+    assert r.canonical_name("other.example.org") is None
