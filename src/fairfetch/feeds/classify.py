@@ -79,6 +79,12 @@ _PODCAST_MEDIUM = {"podcast": "podcast", "music": "podcast", "audiobook": "podca
 
 
 def _host(url: str) -> str:
+    # Fast path for the common absolute http(s) URL; urlsplit for everything else.
+    scheme_end = url.find("://")
+    if 0 < scheme_end <= 5:
+        netloc = url[scheme_end + 3 :].split("/", 1)[0].split("?", 1)[0].rsplit("@", 1)[-1]
+        if netloc and "[" not in netloc:
+            return netloc.split(":", 1)[0].lower()
     try:
         return (urlsplit(url).hostname or "").lower()
     except ValueError:
@@ -92,7 +98,7 @@ def _under(host: str, suffix: str) -> bool:
 def detect_platform(signals: Signals) -> tuple[str, str] | None:
     """The newsletter platform a feed is served by, and the fingerprint that shows it."""
     headers = {k.lower(): v.lower() for k, v in signals.headers.items()}
-    hosts = [h for h in (_host(u) for u in signals.urls) if h]
+    hosts = list(dict.fromkeys(h for h in map(_host, signals.urls) if h))
     for name, gen, suffixes, cdn_hosts, header_marks in NEWSLETTER_PLATFORMS:
         if gen is not None and signals.generator and gen.search(signals.generator):
             return name, f"generator {signals.generator!r}"
