@@ -37,6 +37,7 @@ __all__ = [
     "ping_counts",
     "record_ping",
     "rejected_reasons",
+    "stored_entry_ids",
     "subscription_by_token",
     "subscription_state_counts",
     "subscriptions_due",
@@ -445,6 +446,23 @@ def active_feed_ids(store: SqlStore, now: datetime) -> set[int]:
                 )
             ).scalars()
         }
+
+
+def stored_entry_ids(store: SqlStore, feed_id: int, entry_ids: Sequence[str]) -> set[str]:
+    """Which of these entry ids the feed already has stored (a 304 re-fetch lists none)."""
+    from fairfetch.store.tables import entries
+
+    ids = list(entry_ids)
+    if not ids:
+        return set()
+    with store.engine.connect() as conn:
+        return set(
+            conn.execute(
+                sa.select(entries.c.entry_id).where(
+                    entries.c.feed_id == feed_id, entries.c.entry_id.in_(ids)
+                )
+            ).scalars()
+        )
 
 
 def subscription_state_counts(store: SqlStore) -> dict[str, int]:

@@ -329,7 +329,12 @@ class WebSubService:
             await self._ping(sub.id, sub.feed_id, "ignored", 200, now,
                              "too old: " + ",".join(e.entry_id for e in named))
             return Answer(200, outcome="ignored")
-        present = await self._refetch(sub.feed_id)
+        fetched = await self._refetch(sub.feed_id)
+        # An entry stored by an earlier fetch counts as present: a conditional re-fetch answered
+        # 304 lists no entries at all.
+        stored = await self._db(repo.stored_entry_ids, self.store, sub.feed_id,
+                                [e.entry_id for e in named])
+        present = (fetched or frozenset()) | stored
         decision = decide_ping(named, present, self.clock(),
                                ignore_older_than=s.websub_ignore_older_than,
                                give_up_after=s.websub_give_up_after)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
@@ -394,3 +394,38 @@ async def test_websub_unknown_callback_404(subscriber: Subscriber, test_hub: Tes
     status, _ = await test_hub.deliver(subscriber.base + "/websub/callback/nope", b"x",
                                        secret="s")
     assert status == 404
+
+
+async def test_websub_named_ping_after_304_counts_stored_entry(
+    subscriber: Subscriber, test_hub: TestHub
+) -> None:
+    """A YouTube-style ping for an entry we already have, when the re-fetch is answered 304."""
+    yt_ns = "http://www.youtube.com/xml/schemas/2015"
+    published = "2026-11-29T23:00:00+00:00"
+    entry = (f"<entry><id>yt:video:abc</id><yt:videoId>abc</yt:videoId><title>v</title>"
+             f"<published>{published}</published><updated>{published}</updated></entry>")
+    doc = (f'<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom" xmlns:yt="{yt_ns}">'
+           f'<title>ch</title><link rel="hub" href="{test_hub.url("/hub")}"/>'
+           f'<link rel="self" href="{test_hub.url("/t/etag")}"/>{entry}</feed>').encode()
+
+    def topic(request: web.Request) -> web.Response:
+        if request.headers.get("If-None-Match") == '"v1"':
+            return web.Response(status=304, headers={"ETag": '"v1"'})
+        return web.Response(body=doc, headers={"ETag": '"v1"',
+                                               "Content-Type": "application/atom+xml"})
+    test_hub.topics["/t/etag"] = topic
+    await subscriber.crawler.add([test_hub.url("/t/etag")])
+    feed = subscriber.store.get_feed(test_hub.url("/t/etag"))
+    assert feed.etag == '"v1"'
+    _, _, rec = await subscribe(subscriber, test_hub, feed.url, feed_id=feed.id)
+    subscriber.service.clock = lambda: datetime(2026, 11, 30, 0, 0, tzinfo=UTC)
+    cb = callback_url(subscriber.settings.public_url, rec.callback_token)
+    payload = (f'<feed xmlns="http://www.w3.org/2005/Atom" xmlns:yt="{yt_ns}">{entry}'
+               f"</feed>").encode()
+    status, _ = await test_hub.deliver(cb, payload, secret=rec.secret, algo="sha1")
+    assert status == 200
+    assert _ping_crawls(subscriber, feed.id) == 1
+    with subscriber.store.engine.connect() as conn:
+        last = conn.execute(sa.select(crawls.c.outcome).where(crawls.c.feed_id == feed.id)
+                            .order_by(crawls.c.id.desc()).limit(1)).scalar_one()
+    assert last == "not_modified"
