@@ -110,6 +110,11 @@ async def run_all(
     notify = _notifier()
     if notify is not None:
         parts.append(notify(store, settings, stop))
+    # WebSub upkeep: subscribe feeds that advertise a hub, renew leases, unsubscribe removed or
+    # dead feeds, and process queued pings through this process's crawler (its politeness).
+    from fairfetch.websub.service import run_forever as websub_forever
+
+    parts.append(websub_forever(store, settings, stop, crawler=crawler))
     tasks = [asyncio.ensure_future(p) for p in parts]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
