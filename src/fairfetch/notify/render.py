@@ -67,9 +67,11 @@ def _env() -> Environment:
     return env
 
 
+@lru_cache(maxsize=4096)
 def sanitise(html: str | None, base: str | None) -> str:
     """Feed-supplied HTML made safe for a mail: no script, no handlers, no javascript: links,
-    relative links resolved against the entry's own URL."""
+    relative links resolved against the entry's own URL. Cached: a digest run renders the same
+    entries for thousands of readers."""
     if not html:
         return ""
 
@@ -86,6 +88,7 @@ def sanitise(html: str | None, base: str | None) -> str:
     )
 
 
+@lru_cache(maxsize=4096)
 def html_to_text(html: str | None) -> str:
     if not html:
         return ""

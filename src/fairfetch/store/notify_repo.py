@@ -471,45 +471,138 @@ def enqueue_new_entries(
     if not subs:
         return 0
     news = _news_entries(conn, feed_id, entry_ids, now, options or NotifyOptions.from_env())
-    queued = 0
+    if not news:
+        return 0
+    # Set-wise, not per subscription: a feed with thousands of readers must not hold the crawl's
+    # write transaction for long. Existence checks make a replayed hook add nothing.
+    filters: dict[tuple[tuple[str, ...], tuple[str, ...]], CategoryFilter] = {}
+    realtime: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    digest: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
     for sub in subs:
-        flt = CategoryFilter.of(sub["only_categories"], sub["except_categories"])
+        fkey = (tuple(sub["only_categories"] or ()), tuple(sub["except_categories"] or ()))
+        flt = filters.get(fkey)
+        if flt is None:
+            flt = filters[fkey] = CategoryFilter.of(*fkey)
         wanted = [e for e in news if flt.accepts(e["categories"])]
         if not wanted:
             continue
         if sub["mode"] == "realtime":
-            for e in wanted:
-                _insert_outbox(
-                    conn,
-                    dedupe_key=f"item:{sub['id']}:{e['id']}",
-                    kind="item",
-                    reader_id=sub["reader_id"],
-                    subscription_id=sub["id"],
-                    entry_id=e["id"],
-                    now=now,
-                    due_at=now,
-                )
-                queued += 1
-            continue
-        issue_id = _open_issue(conn, sub, now)
-        have = {
-            r.entry_id
-            for r in conn.execute(
-                sa.select(notify_digest_items.c.entry_id).where(
-                    notify_digest_items.c.subscription_id == sub["id"],
-                    notify_digest_items.c.entry_id.in_([e["id"] for e in wanted]),
+            realtime.extend((sub, e) for e in wanted)
+        else:
+            digest.append((sub, wanted))
+    return _enqueue_realtime(conn, realtime, now) + _enqueue_digest(conn, digest, now)
+
+
+def _existing_keys(conn: sa.Connection, keys: Sequence[str]) -> dict[str, tuple[int, str]]:
+    found: dict[str, tuple[int, str]] = {}
+    for i in range(0, len(keys), _CHUNK):
+        for r in conn.execute(
+            sa.select(
+                notify_outbox.c.dedupe_key, notify_outbox.c.id, notify_outbox.c.status
+            ).where(notify_outbox.c.dedupe_key.in_(keys[i : i + _CHUNK]))
+        ):
+            found[r.dedupe_key] = (int(r.id), str(r.status))
+    return found
+
+
+def _outbox_row(key: str, kind: str, reader_id: int, now: datetime, due_at: datetime,
+                **extra: Any) -> dict[str, Any]:
+    return {
+        "dedupe_key": key,
+        "kind": kind,
+        "reader_id": reader_id,
+        "subscription_id": extra.get("subscription_id"),
+        "entry_id": extra.get("entry_id"),
+        "schedule": extra.get("schedule"),
+        "status": "pending",
+        "created_at": now,
+        "due_at": due_at,
+        "attempts": 0,
+        "message_id": _message_local(),
+    }
+
+
+def _enqueue_realtime(
+    conn: sa.Connection, pairs: Sequence[tuple[dict[str, Any], dict[str, Any]]], now: datetime
+) -> int:
+    if not pairs:
+        return 0
+    keyed = {f"item:{sub['id']}:{e['id']}": (sub, e) for sub, e in pairs}
+    have = _existing_keys(conn, list(keyed))
+    rows = [
+        _outbox_row(key, "item", sub["reader_id"], now, now, subscription_id=sub["id"],
+                    entry_id=e["id"])
+        for key, (sub, e) in keyed.items()
+        if key not in have
+    ]
+    for i in range(0, len(rows), 1000):
+        conn.execute(notify_outbox.insert(), rows[i : i + 1000])
+    return len(rows)
+
+
+def _issue_key(sub: dict[str, Any], issue: datetime) -> str:
+    label = schedule_label(sub["mode"], sub["hour"], sub["weekday"])
+    return f"digest:{sub['reader_id']}:{label}:{issue.strftime('%Y-%m-%dT%H:%MZ')}"
+
+
+def _enqueue_digest(
+    conn: sa.Connection, subs: Sequence[tuple[dict[str, Any], list[dict[str, Any]]]],
+    now: datetime,
+) -> int:
+    if not subs:
+        return 0
+    issues: dict[tuple[str, int, int, str], datetime] = {}
+    first: dict[str, tuple[dict[str, Any], datetime]] = {}
+    sub_key: dict[int, str] = {}
+    for sub, _wanted in subs:
+        sched = (sub["mode"], sub["hour"], sub["weekday"], sub["tz"])
+        issue = issues.get(sched)
+        if issue is None:
+            issue = issues[sched] = next_issue(now, *sched)
+        key = _issue_key(sub, issue)
+        sub_key[sub["id"]] = key
+        first.setdefault(key, (sub, issue))
+    have = _existing_keys(conn, list(first))
+    new_rows = [
+        _outbox_row(key, "digest", sub["reader_id"], now, issue,
+                    schedule=schedule_label(sub["mode"], sub["hour"], sub["weekday"]))
+        for key, (sub, issue) in first.items()
+        if key not in have
+    ]
+    for i in range(0, len(new_rows), 1000):
+        conn.execute(notify_outbox.insert(), new_rows[i : i + 1000])
+    if new_rows:
+        have.update(_existing_keys(conn, [r["dedupe_key"] for r in new_rows]))
+    issue_of: dict[int, int] = {}
+    for sub, _wanted in subs:
+        oid, status = have[sub_key[sub["id"]]]
+        # an issue already sent (or on the wire) is never added to: the next open one is
+        issue_of[sub["id"]] = oid if status == "pending" else _open_issue(conn, sub, now)
+    sub_ids = sorted(issue_of)
+    entry_set = sorted({e["id"] for _sub, wanted in subs for e in wanted})
+    present: set[tuple[int, int]] = set()
+    for i in range(0, len(sub_ids), _CHUNK):
+        for j in range(0, len(entry_set), _CHUNK):
+            present.update(
+                (r.subscription_id, r.entry_id)
+                for r in conn.execute(
+                    sa.select(
+                        notify_digest_items.c.subscription_id, notify_digest_items.c.entry_id
+                    ).where(
+                        notify_digest_items.c.subscription_id.in_(sub_ids[i : i + _CHUNK]),
+                        notify_digest_items.c.entry_id.in_(entry_set[j : j + _CHUNK]),
+                    )
                 )
             )
-        }
-        rows = [
-            {"outbox_id": issue_id, "subscription_id": sub["id"], "entry_id": e["id"]}
-            for e in wanted
-            if e["id"] not in have
-        ]
-        if rows:
-            conn.execute(notify_digest_items.insert(), rows)
-            queued += len(rows)
-    return queued
+    items = [
+        {"outbox_id": issue_of[sub["id"]], "subscription_id": sub["id"], "entry_id": e["id"]}
+        for sub, wanted in subs
+        for e in wanted
+        if (sub["id"], e["id"]) not in present
+    ]
+    for i in range(0, len(items), 1000):
+        conn.execute(notify_digest_items.insert(), items[i : i + 1000])
+    return len(items)
 
 
 def _open_issue(conn: sa.Connection, sub: dict[str, Any], now: datetime) -> int:
