@@ -96,13 +96,13 @@ class Settings:
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
+#: Each field's default value, read off a default instance (factories included).
+_DEFAULTS: dict[str, Any] = dataclasses.asdict(Settings())
 
 
 def _coerce(name: str, raw: Any) -> Any:
     """Turn a file or environment value into the field's type, naming the setting on failure."""
-    default = _FIELDS[name].default
-    if default is dataclasses.MISSING:
-        default = _FIELDS[name].default_factory()  # type: ignore[misc]
+    default: Any = _DEFAULTS[name]
     try:
         if isinstance(default, bool):
             if isinstance(raw, bool):
@@ -135,7 +135,7 @@ def load_settings(
     environ: Mapping[str, str] | None = None,
     **overrides: Any,
 ) -> Settings:
-    """Build settings from defaults, a TOML file, the environment and overrides (``None`` skipped)."""
+    """Settings from defaults < a TOML file < the environment < overrides (``None`` ignored)."""
     values: dict[str, Any] = {}
     if config_file is not None:
         path = Path(config_file)

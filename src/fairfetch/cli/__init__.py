@@ -6,7 +6,7 @@ Each job keeps its commands in its own module (``_feeds``, ``_crawl``, ``_audit`
 
 from __future__ import annotations
 
-from fairfetch.cli._app import app, main
 from fairfetch.cli import _audit, _crawl, _feeds, _notify, _testbed, _web, _websub  # noqa: F401
+from fairfetch.cli._app import app, main
 
 __all__ = ["app", "main"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-import click
 import typer
 from rich.console import Console
 from typer.core import TyperGroup
@@ -13,11 +12,12 @@ from typer.core import TyperGroup
 from fairfetch.config import Settings, load_settings
 from fairfetch.errors import FairfetchError
 
+
 class _Group(TyperGroup):
     """Every FairfetchError becomes one clear line on stderr and exit status 2, however the
     command is invoked (console script, ``python -m fairfetch``, or a test's CliRunner)."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:  # typer vendors click: its Context type is private
         try:
             return super().invoke(ctx)
         except FairfetchError as exc:

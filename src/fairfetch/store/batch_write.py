@@ -201,13 +201,13 @@ def _entries(
     inserts: list[dict[str, Any]] = []
     updates: list[dict[str, Any]] = []
     for (feed_id, eid), (e, at) in wanted.items():
-        row = entry_row(e)
+        values = entry_row(e)
         old = existing.get((feed_id, eid))
         if old is None:
-            row.update(feed_id=feed_id, entry_id=eid, first_seen_at=at, last_seen_at=at)
-            inserts.append(row)
-        elif old[1] != row["content_hash"]:
-            params = {"v_" + k: v for k, v in row.items()}
+            values.update(feed_id=feed_id, entry_id=eid, first_seen_at=at, last_seen_at=at)
+            inserts.append(values)
+        elif old[1] != values["content_hash"]:
+            params = {"v_" + k: v for k, v in values.items()}
             params["v_last_seen_at"] = at
             params["_id"] = old[0]
             updates.append(params)
@@ -219,13 +219,13 @@ def _entries(
         new_keys = {(r["feed_id"], r["entry_id"]) for r in inserts}
         new_feeds = sorted({f for f, _ in new_keys})
         for part in _chunks(sorted({eid for _, eid in new_keys})):
-            for row in conn.execute(
+            for found in conn.execute(
                 sa.select(entries.c.id, entries.c.feed_id, entries.c.entry_id).where(
                     entries.c.feed_id.in_(new_feeds), entries.c.entry_id.in_(part)
                 )
             ):
-                if (row.feed_id, row.entry_id) in new_keys:
-                    new_ids.setdefault(row.feed_id, []).append(row.id)
+                if (found.feed_id, found.entry_id) in new_keys:
+                    new_ids.setdefault(found.feed_id, []).append(found.id)
         for ids in new_ids.values():
             ids.sort()
     return new_ids, newest

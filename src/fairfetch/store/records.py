@@ -49,7 +49,7 @@ class FeedRecord:
     crawl_count: int = 0
 
     @classmethod
-    def from_row(cls, row: Mapping[str, Any]) -> FeedRecord:
+    def from_row(cls, row: Mapping[Any, Any]) -> FeedRecord:
         names = cls.__dataclass_fields__
         return cls(**{k: v for k, v in row.items() if k in names})
 

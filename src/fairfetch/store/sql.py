@@ -313,11 +313,12 @@ class SqlStore:
         """The crawlstats: outcomes in the last hour and day, throttles by key, the queue."""
         hour, day = now - timedelta(hours=1), now - timedelta(days=1)
         with self.engine.connect() as conn:
-            by_status = dict(
-                conn.execute(
+            by_status: dict[str, int] = {
+                status: int(n)
+                for status, n in conn.execute(
                     sa.select(feeds.c.status, sa.func.count()).group_by(feeds.c.status)
-                ).all()
-            )
+                )
+            }
             by_kind: dict[str, int] = {}
             for kind, n in conn.execute(
                 sa.select(feeds.c.kind, sa.func.count()).group_by(feeds.c.kind)

@@ -38,8 +38,10 @@ def test_add_reports_each_bad_url_and_keeps_the_good(run, tb: Testbed) -> None: 
     good = tb.catalog(n=2, behaviours=["blog"])
     r = run("feeds", "add", good[0].url, "ftp://x.test/feed", good[1].url, "http://")
     assert r.exit_code == 1
-    assert "ftp://x.test/feed" in r.output and "unsupported scheme" in r.output
-    assert "'http://'" in r.output and "no host" in r.output
+    assert "ftp://x.test/feed" in r.output
+    assert "unsupported scheme" in r.output
+    assert "'http://'" in r.output
+    assert "no host" in r.output
     listed = json.loads(run("feeds", "list", "--json").stdout)
     assert sorted(f["url"] for f in listed) == sorted(s.url for s in good)
     assert all(f["status"] == "ok" for f in listed)  # the add's GET was the first crawl
@@ -54,31 +56,53 @@ def test_import_opml_with_a_bad_entry_then_export(run, tb: Testbed, tmp_path: Pa
         '<outline text="bad" xmlUrl="javascript:alert(1)"/></body></opml>'
     )
     r = run("feeds", "import", str(opml))
-    assert r.exit_code == 1 and "javascript:alert(1)" in r.output
+    assert r.exit_code == 1
+    assert "javascript:alert(1)" in r.output
     exported = run("feeds", "export", "--opml").stdout
     for s in specs:
         assert s.url in exported
     missing = run("feeds", "import", str(tmp_path / "nope.opml"))
-    assert missing.exit_code == 2 and "nope.opml" in missing.output
+    assert missing.exit_code == 2
+    assert "nope.opml" in missing.output
 
 
 def test_show_json_has_the_contract_fields(run, tb: Testbed) -> None:  # type: ignore[no-untyped-def]
     [spec] = tb.catalog(n=1, behaviours=["letterbox"])
     run("feeds", "add", spec.url)
     shown = json.loads(run("feeds", "show", spec.url, "--json").stdout)
-    for field in ("url", "original_url", "title", "kind", "kind_evidence", "status",
-                  "error_count", "last_error", "last_success_at", "last_fetched_at",
-                  "next_crawl_at", "etag", "last_modified", "redirects", "contacts", "authors",
-                  "entry_count", "websub"):
+    for field in (
+        "url",
+        "original_url",
+        "title",
+        "kind",
+        "kind_evidence",
+        "status",
+        "error_count",
+        "last_error",
+        "last_success_at",
+        "last_fetched_at",
+        "next_crawl_at",
+        "etag",
+        "last_modified",
+        "redirects",
+        "contacts",
+        "authors",
+        "entry_count",
+        "websub",
+    ):
         assert field in shown, field
-    assert shown["kind"] == "newsletter" and shown["kind_evidence"]
+    assert shown["kind"] == "newsletter"
+    assert shown["kind_evidence"]
     assert shown["last_success_at"].endswith("Z")
     assert all(c["source"] for c in shown["contacts"])
     unknown = run("feeds", "show", "http://nowhere.test/feed")
-    assert unknown.exit_code == 2 and "nowhere.test" in unknown.output
+    assert unknown.exit_code == 2
+    assert "nowhere.test" in unknown.output
 
 
-def test_crawl_once_exits_zero_with_failed_feeds_and_stats(run, tb: Testbed, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_crawl_once_exits_zero_with_failed_feeds_and_stats(
+    run, tb: Testbed, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     from fairfetch.crawl import utcnow
     from fairfetch.net.politeness import politeness_key
     from fairfetch.store import open_store
@@ -89,12 +113,15 @@ def test_crawl_once_exits_zero_with_failed_feeds_and_stats(run, tb: Testbed, tmp
     store.close()
     r = run("crawl", "--once", "--json")
     assert r.exit_code == 0
-    summary = json.loads(r.stdout[r.stdout.index("{"):])
-    assert summary["due"] == 3 and summary["failed"] == 1 and summary["ok"] == 2
+    summary = json.loads(r.stdout[r.stdout.index("{") :])
+    assert summary["due"] == 3
+    assert summary["failed"] == 1
+    assert summary["ok"] == 2
     stats = json.loads(run("stats", "--json").stdout)
     assert stats["crawls"]["last_hour"]["error:http"] == 1
     assert stats["feeds"]["by_status"] == {"ok": 2, "error": 1}
     errors = json.loads(run("feeds", "list", "--status", "error", "--json").stdout)
     assert [f["last_error"].split(":")[0] for f in errors] == ["http"]
     bad = run("feeds", "list", "--status", "broken")
-    assert bad.exit_code == 2 and "broken" in bad.output
+    assert bad.exit_code == 2
+    assert "broken" in bad.output

@@ -43,14 +43,24 @@ async def test_letterbox_storm(tmp_path: Path) -> None:
         assert [f.url for f in feeds.values() if f.status == "error"] == []
 
         with store.engine.connect() as conn:
-            throttled = {r.feed_id for r in conn.execute(
-                sa.select(crawls.c.feed_id).where(crawls.c.outcome == "throttled"))}
+            throttled = {
+                r.feed_id
+                for r in conn.execute(
+                    sa.select(crawls.c.feed_id).where(crawls.c.outcome == "throttled")
+                )
+            }
         for fid in throttled:
             old, new = before[fid], feeds[fid]
-            for column in ("status", "error_count", "last_error", "last_success_at",
-                           "last_fetched_at"):
+            for column in (
+                "status",
+                "error_count",
+                "last_error",
+                "last_success_at",
+                "last_fetched_at",
+            ):
                 assert getattr(new, column) == getattr(old, column), column
-            assert new.next_crawl_at is not None and new.next_crawl_at > now
+            assert new.next_crawl_at is not None
+            assert new.next_crawl_at > now
 
         # Deferred feeds were not fetched and wait for the key to reopen.
         deferred = summary.skipped.get("deferred (key paused)", 0)

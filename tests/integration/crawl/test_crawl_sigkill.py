@@ -61,7 +61,7 @@ def test_sigkill_midway_then_rerun(tmp_path: Path) -> None:
         assert proc.returncode == -signal.SIGKILL
 
         second = _run(db, env)
-        out, err = second.communicate(timeout=120)
+        _out, err = second.communicate(timeout=120)
         assert second.returncode == 0, err.decode()
 
         # A clean run over the same feeds, for comparison.

@@ -80,13 +80,13 @@ async def test_every_behaviour_ends_as_the_catalogue_says(
             if spec.kind:
                 assert feed.kind == spec.kind, (spec.behaviour, feed.kind_evidence)
         elif spec.expect == "throttled":
-            assert feed.status == "new" and feed.error_count == 0 and feed.last_fetched_at is None
+            assert feed.status == "new"
+            assert feed.error_count == 0
+            assert feed.last_fetched_at is None
         else:
             assert feed.status in ("error", "dead"), spec.behaviour
-            assert feed.last_error and feed.last_error.split(":")[0] == spec.expect, (
-                spec.behaviour,
-                feed.last_error,
-            )
+            assert feed.last_error, spec.behaviour
+            assert feed.last_error.split(":")[0] == spec.expect, (spec.behaviour, feed.last_error)
     assert (
         store.get_feed(next(s.url for s in specs if s.behaviour == "status-410")).status == "dead"
     )
@@ -103,7 +103,8 @@ async def test_servers_that_never_finish_are_timeouts(
     assert summary.errors["timeout"] == 2
     for s in specs:
         feed = store.get_feed(s.url)
-        assert feed.status == "error" and feed.last_error.startswith("timeout")
+        assert feed.status == "error"
+        assert feed.last_error.startswith("timeout")
 
 
 async def test_second_crawl_is_a_304_and_writes_nothing_new(
@@ -159,7 +160,8 @@ async def test_permanent_redirect_moves_after_confirmation_temporary_never(
     ]
     await refresh(store, settings, [perm.url, temp.url])
     moved = store.get_feed(perm.url)  # found by the URL the user gave
-    assert moved.url == perm.final_url and moved.original_url == perm.url
+    assert moved.url == perm.final_url
+    assert moved.original_url == perm.url
     assert store.get_feed(temp.url).url == temp.url
     assert [h["status"] for h in store.feed_details(store.get_feed(temp.url).id)["redirects"]] == [
         302
@@ -174,7 +176,9 @@ async def test_ten_failures_make_a_feed_dead_and_refresh_probes_it(
     for _ in range(10):
         await refresh(store, settings, [spec.url])
     feed = store.get_feed(spec.url)
-    assert feed.status == "dead" and feed.error_count == 10 and feed.next_crawl_at is None
+    assert feed.status == "dead"
+    assert feed.error_count == 10
+    assert feed.next_crawl_at is None
     with store.engine.connect() as conn:
         n = conn.execute(sa.select(sa.func.count()).select_from(crawls)).scalar_one()
     assert n == 10
@@ -203,7 +207,8 @@ async def test_loopback_address_not_allowed_is_refused_without_a_connection(
         summary = await crawl(store, settings)
         feed = store.get_feed(url)
         assert summary.errors["perimeter"] == 1
-        assert feed.status == "error" and feed.last_error.startswith("perimeter")
+        assert feed.status == "error"
+        assert feed.last_error.startswith("perimeter")
         assert connections == 0
     finally:
         server.close()
@@ -232,7 +237,8 @@ async def test_throttle_keeps_every_health_column(
         "title",
     ):
         assert getattr(after, column) == getattr(before, column), column
-    assert after.next_crawl_at is not None and after.next_crawl_at >= before.added_at + timedelta(
+    assert after.next_crawl_at is not None
+    assert after.next_crawl_at >= before.added_at + timedelta(
         seconds=59
     )
 
@@ -258,7 +264,9 @@ async def test_feeds_add_shares_the_first_crawl(
         report = await c.add([spec.url])
     assert report.added == [spec.url]
     feed = store.get_feed(spec.url)
-    assert feed.status == "ok" and feed.kind == "podcast" and feed.entry_count > 0
+    assert feed.status == "ok"
+    assert feed.kind == "podcast"
+    assert feed.entry_count > 0
     stats = await testbed.stats()
     assert stats["total"]["requests"] == 1  # discovery and the first crawl shared one GET
     with store.engine.connect() as conn:

@@ -49,8 +49,10 @@ def test_success_resets_and_schedules_adaptively(kind: str) -> None:
     d = decide(failing(4), Outcome(kind, http_status=200 if kind == "ok" else 304), NOW, POLICY)
     c = d.changes
     assert d.outcome == kind
-    assert c["status"] == "ok" and c["error_count"] == 0
-    assert c["last_success_at"] == NOW and c["last_fetched_at"] == NOW
+    assert c["status"] == "ok"
+    assert c["error_count"] == 0
+    assert c["last_success_at"] == NOW
+    assert c["last_fetched_at"] == NOW
     assert "last_error" not in c  # kept
     delay = (c["next_crawl_at"] - NOW).total_seconds()
     assert POLICY.min_interval * 0.9 <= delay <= POLICY.max_interval * 1.1
@@ -108,7 +110,8 @@ def test_410_is_dead_at_once() -> None:
 def test_dead_feed_is_revived_by_a_success() -> None:
     dead = FeedState(**{**failing(10).__dict__, "status": "dead", "next_crawl_at": None})
     d = decide(dead, Outcome("ok", http_status=200), NOW, POLICY)
-    assert d.changes["status"] == "ok" and d.changes["error_count"] == 0
+    assert d.changes["status"] == "ok"
+    assert d.changes["error_count"] == 0
 
 
 def test_backoff_ladder_grows_is_weighted_and_capped() -> None:
@@ -148,7 +151,8 @@ def test_a_different_target_restarts_confirmation() -> None:
         }
     )
     d = decide(state, Outcome("ok", permanent_target="https://y.example/b"), NOW, POLICY)
-    assert "url" not in d.changes and d.changes["redirect_candidate_count"] == 1
+    assert "url" not in d.changes
+    assert d.changes["redirect_candidate_count"] == 1
 
 
 def test_temporary_redirect_never_moves() -> None:
@@ -194,7 +198,8 @@ def test_decide_invariants(
     if kind == "throttled":
         assert set(c) == {"next_crawl_at"}
     elif kind in ("ok", "not_modified"):
-        assert c["error_count"] == 0 and c["status"] == "ok"
+        assert c["error_count"] == 0
+        assert c["status"] == "ok"
     else:
         assert c["error_count"] == errors + 1
         assert "last_success_at" not in c

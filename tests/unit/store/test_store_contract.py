@@ -13,7 +13,7 @@ import pytest
 import sqlalchemy as sa
 
 from fairfetch.errors import NotFoundError
-from fairfetch.feeds.model import Contact, Entry, Enclosure, Person
+from fairfetch.feeds.model import Contact, Enclosure, Entry, Person
 from fairfetch.net.outcome import Hop
 from fairfetch.store import CrawlWrite, SqlStore, link_row, open_store
 from fairfetch.store.schema import metadata
@@ -61,9 +61,12 @@ def test_add_and_lookup_by_either_url(store: SqlStore) -> None:
     feed, created = store.add_feed(
         "https://a.example/feed", now=NOW, politeness_key="a.example", original_url="a.example/feed"
     )
-    assert created and feed.status == "new" and feed.next_crawl_at == NOW
+    assert created
+    assert feed.status == "new"
+    assert feed.next_crawl_at == NOW
     again, created = store.add_feed("https://a.example/feed", now=NOW, politeness_key="a.example")
-    assert not created and again.id == feed.id
+    assert not created
+    assert again.id == feed.id
     assert store.get_feed("a.example/feed").id == feed.id
     assert store.get_feed(feed.id).url == "https://a.example/feed"
     with pytest.raises(NotFoundError):
@@ -72,7 +75,8 @@ def test_add_and_lookup_by_either_url(store: SqlStore) -> None:
 
 def test_times_come_back_aware_utc(store: SqlStore) -> None:
     feed, _ = store.add_feed("https://a.example/feed", now=NOW, politeness_key="a.example")
-    assert feed.added_at.tzinfo is not None and feed.added_at == NOW
+    assert feed.added_at.tzinfo is not None
+    assert feed.added_at == NOW
 
 
 def test_entries_are_unique_per_feed_and_updated_not_duplicated(store: SqlStore) -> None:
@@ -93,7 +97,8 @@ def test_entries_are_unique_per_feed_and_updated_not_duplicated(store: SqlStore)
     assert len(rows) == 2
     assert {row["title"] for row in rows} == {"one", "two (edited)"}
     f = store.get_feed(feed.id)
-    assert f.entry_count == 2 and f.newest_entry_at == NOW
+    assert f.entry_count == 2
+    assert f.newest_entry_at == NOW
 
 
 def test_throttle_write_touches_only_what_it_names(store: SqlStore) -> None:
@@ -157,13 +162,14 @@ def test_redirect_hops_replace_previous_chain(store: SqlStore) -> None:
 
 def test_url_move_keeps_original_and_refuses_a_taken_url(store: SqlStore) -> None:
     a, _ = store.add_feed("https://a.example/feed", now=NOW, politeness_key="a.example")
-    b, _ = store.add_feed("https://b.example/feed", now=NOW, politeness_key="b.example")
+    _b, _ = store.add_feed("https://b.example/feed", now=NOW, politeness_key="b.example")
     r = _write(store, a.id, feed_changes={"url": "https://b.example/feed"})
     assert r[0].moved_to is None  # taken by b: a stays where it is
     r = _write(store, a.id, feed_changes={"url": "https://new.example/feed"})
     assert r[0].moved_to == "https://new.example/feed"
     moved = store.get_feed("https://a.example/feed")  # lookup by the URL the user gave
-    assert moved.url == "https://new.example/feed" and moved.id == a.id
+    assert moved.url == "https://new.example/feed"
+    assert moved.id == a.id
 
 
 def test_due_stream_includes_monthly_dead_probe(store: SqlStore) -> None:
