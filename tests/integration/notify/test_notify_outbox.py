@@ -3,6 +3,7 @@ SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import timedelta
 
 import sqlalchemy as sa
@@ -190,3 +191,19 @@ def test_notify_unique_per_subscription_and_entry(any_world):
         repo.enqueue_new_entries(conn, fid, [eid], T0 + timedelta(minutes=2), False)
     assert len(_items(w)) == 1
     assert item["dedupe_key"] == f"item:{sub['id']}:{eid}"
+
+
+def test_notify_import_subscriptions_is_idempotent_and_active(any_world):
+    w = any_world
+    fid = w.add_feed("https://a.example.test/feed")
+    rows = [{"email": f"r{i}@example.test", "feed_id": fid, "mode": "daily", "hour": 6,
+             "tz": "Asia/Tokyo"} for i in range(5)]
+    assert repo.import_subscriptions(w.store, rows, T0) == 5
+    assert repo.import_subscriptions(w.store, rows, T0) == 0
+    subs = repo.list_subscriptions(w.store)
+    assert {s["status"] for s in subs} == {"active"}
+    assert {s["tz"] for s in subs} == {"Asia/Tokyo"}
+    # imported readers get digests like anyone else; no confirmation mail was queued
+    w.write(fid, [w.entry("x")], at=T0)
+    kinds = Counter(r["kind"] for r in w.outbox())
+    assert kinds == Counter({"digest": 5})
