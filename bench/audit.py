@@ -68,7 +68,7 @@ def _peak_rss_mib() -> float:
 
 
 # --- fairfetch ---------------------------------------------------------------------------------
-def run_ours(url: str, out: str, concurrency: int) -> None:
+def run_ours(url: str, out: str, concurrency: int, parse_process: bool) -> None:
     import sqlite3
 
     from fairfetch.audit.crawler import CrawlOptions, crawl_site
@@ -79,10 +79,14 @@ def run_ours(url: str, out: str, concurrency: int) -> None:
     settings = Settings(allow_networks=("127.0.0.1/32",), resolve=("*.test:127.0.0.1",))
     t0 = time.perf_counter()
     stats = asyncio.run(
-        crawl_site(url, out, settings, CrawlOptions(concurrency=concurrency))
+        crawl_site(
+            url, out, settings,
+            CrawlOptions(concurrency=concurrency, parse_process=parse_process),
+        )
     )
     t1 = time.perf_counter()
     crawl_rss = _peak_rss_mib()
+    child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     con = sqlite3.connect(out)
     run = run_rules(load_view(con))
     t2 = time.perf_counter()
@@ -93,6 +97,7 @@ def run_ours(url: str, out: str, concurrency: int) -> None:
     print(json.dumps({
         "pages": stats.pages_done, "items": items, "crawl_s": t1 - t0, "rules_s": t2 - t1,
         "findings": len(run.findings), "rss_mib": _peak_rss_mib(), "crawl_rss_mib": crawl_rss,
+        "child_rss_mib": child,
         "file_mib": os.path.getsize(out) / 2**20,
     }))  # fmt: skip
 
@@ -148,6 +153,9 @@ def main() -> None:
     p.add_argument("--pages", type=int, default=10_000)
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--no-scrapy", action="store_true")
+    p.add_argument("--parse-process", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--modes", default="inprocess,process",
+                   help="fairfetch modes to run: inprocess, process (parse in a 2nd process)")
     p.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     p.add_argument("--ours", nargs=2, help=argparse.SUPPRESS)
     p.add_argument("--scrapy", help=argparse.SUPPRESS)
@@ -155,7 +163,7 @@ def main() -> None:
     if a.serve is not None:
         return serve(a.serve)
     if a.ours:
-        return run_ours(a.ours[0], a.ours[1], a.concurrency)
+        return run_ours(a.ours[0], a.ours[1], a.concurrency, a.parse_process)
     if a.scrapy:
         return run_scrapy(a.scrapy, a.concurrency)
 
@@ -165,10 +173,15 @@ def main() -> None:
     try:
         assert server.stdout is not None
         port = int(server.stdout.readline())
-        with tempfile.TemporaryDirectory() as tmp:
-            crawl_file = str(Path(tmp) / "bench.db")
-            ours = _child("--ours", f"http://s{a.pages}.acme-audit.test:{port}/", crawl_file,
-                          "--concurrency", str(a.concurrency))
+        results = {}
+        for mode in a.modes.split(","):
+            with tempfile.TemporaryDirectory() as tmp:
+                crawl_file = str(Path(tmp) / "bench.db")
+                extra = ["--parse-process"] if mode == "process" else []
+                results[mode] = _child(
+                    "--ours", f"http://s{a.pages}.acme-audit.test:{port}/", crawl_file,
+                    "--concurrency", str(a.concurrency), *extra,
+                )
         peer = None if a.no_scrapy else _child(
             "--scrapy", f"http://127.0.0.1:{port}/", "--concurrency", str(a.concurrency)
         )
@@ -182,16 +195,19 @@ def main() -> None:
                 f"{r['items'] / secs:>10.0f} items/s {r['rss_mib']:>7.1f} MiB peak RSS")
 
     print(f"site: {a.pages} generated pages (~20 links each), concurrency {a.concurrency}")
-    print(line("fairfetch audit (crawl file)", ours))
-    print(line("fairfetch audit (crawl + rules)", ours, with_rules=True))
-    print(f"{'':34} {ours['findings']} findings, crawl file {ours['file_mib']:.1f} MiB, "
-          f"peak RSS of the crawl alone {ours['crawl_rss_mib']:.1f} MiB")
+    peer_rate = peer["pages"] / peer["crawl_s"] if peer else None
+    for mode, ours in results.items():
+        label = "fairfetch" + (" +parse process" if mode == "process" else "")
+        print(line(f"{label} (crawl file)", ours))
+        print(line(f"{label} (crawl + rules)", ours, with_rules=True))
+        extra = f" + writer process {ours['child_rss_mib']:.1f} MiB" if mode == "process" else ""
+        print(f"{'':34} {ours['findings']} findings, crawl file {ours['file_mib']:.1f} MiB, "
+              f"peak RSS of the crawl {ours['crawl_rss_mib']:.1f} MiB{extra}")
+        if peer_rate:
+            rate = ours["pages"] / (ours["crawl_s"] + ours["rules_s"])
+            print(f"{'':34} ratio pages/s (crawl + rules) vs Scrapy: {rate / peer_rate:.2f}x")
     if peer is not None:
         print(line("Scrapy CrawlSpider (no file)", peer))
-        ours_rate = ours["pages"] / (ours["crawl_s"] + ours["rules_s"])
-        peer_rate = peer["pages"] / peer["crawl_s"]
-        print(f"ratio pages/s (crawl + rules) vs Scrapy: {ours_rate / peer_rate:.2f}x; "
-              f"peak RSS ratio {ours['rss_mib'] / peer['rss_mib']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -24,16 +24,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from lxml import etree
 from protego import Protego
 
 from fairfetch.audit.crawlfile import CrawlFile
-from fairfetch.audit.extract import extract_page
-from fairfetch.audit.indexability import indexability, is_html
+from fairfetch.audit.pagerows import Fetched
 from fairfetch.audit.probe import ProbeQueue
-from fairfetch.audit.urls import Scope, normalize, resolve_link
+from fairfetch.audit.sink import InProcessSink, ProcessSink, Sink
+from fairfetch.audit.urls import Scope, normalize
 from fairfetch.config import Settings
 from fairfetch.errors import AuditError, InvalidURLError
 from fairfetch.net.outcome import FetchResult
@@ -71,6 +71,8 @@ class CrawlOptions:
     max_externals: int = 10_000
     use_sitemaps: bool = True
     batch_size: int = 256
+    #: Parse pages and write the crawl file in a second process (uses a second core).
+    parse_process: bool = False
 
 
 @dataclass
@@ -88,54 +90,6 @@ class CrawlStats:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-class _Writer:
-    """The one writer: a bounded queue drained in batches, each batch in a worker thread."""
-
-    def __init__(self, cf: CrawlFile, batch_size: int) -> None:
-        self.cf = cf
-        self.batch_size = batch_size
-        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=batch_size * 2)
-        self.task: asyncio.Task[None] | None = None
-        self.error: Exception | None = None
-
-    def start(self) -> None:
-        self.task = asyncio.create_task(self._run())
-
-    async def put(self, kind: str, payload: Any) -> None:
-        if self.error is not None:
-            raise AuditError(f"crawl file write failed: {self.error}") from self.error
-        await self.queue.put((kind, payload))
-
-    async def flush(self) -> None:
-        await self.queue.join()
-        if self.error is not None:
-            raise AuditError(f"crawl file write failed: {self.error}") from self.error
-
-    async def _run(self) -> None:
-        while True:
-            batch = [await self.queue.get()]
-            while len(batch) < self.batch_size:
-                try:
-                    batch.append(self.queue.get_nowait())
-                except asyncio.QueueEmpty:
-                    break
-            try:
-                if self.error is None:
-                    await asyncio.to_thread(self.cf.write_batch, batch)
-            except Exception as exc:
-                # Loud, not stuck: keep draining so no producer blocks, and make the next
-                # put/flush raise with the cause.
-                self.error = exc
-            finally:
-                for _ in batch:
-                    self.queue.task_done()
-
-    async def aclose(self) -> None:
-        await self.flush()
-        if self.task is not None:
-            self.task.cancel()
 
 
 class _Crawl:
@@ -157,14 +111,16 @@ class _Crawl:
         self.scope = Scope(start_url, registrable_domain=options.registrable_domain)
         self.concurrency = max(1, options.concurrency or settings.per_host_in_flight)
         self.site_slots = asyncio.Semaphore(self.concurrency)
-        self.writer = _Writer(cf, options.batch_size)
+        self.sink: Sink
+        if options.parse_process:
+            self.sink = ProcessSink(
+                str(cf.path), start_url, options.registrable_domain, options.batch_size
+            )
+        else:
+            self.sink = InProcessSink(cf, self.scope, options.batch_size)
         self.stats = CrawlStats()
         self.page_ids: dict[str, int] = {}
         self.next_id = 1
-        self.image_ids: dict[str, int] = {}
-        self.resource_ids: dict[str, int] = {}
-        #: next id for (images, resources): max + 1 of what the file holds
-        self.next_asset_id = [1, 1]
         self.pages_started = 0
         self.probe_kinds: dict[str, set[str]] = {}
         self.probes = ProbeQueue(options.max_externals, self._probe_limit)
@@ -191,7 +147,7 @@ class _Crawl:
             if reg.reason == "over_cap":
                 self._count_not_checked("over_cap")
                 if external_row:
-                    await self.writer.put(
+                    await self.sink.put(
                         "external_result",
                         (url, kind, None, None, None, None, None, None, "over_cap"),
                     )
@@ -199,7 +155,7 @@ class _Crawl:
         self.probe_kinds[url] = {kind}
         if external_row:
             self.stats.externals_registered += 1
-            await self.writer.put("external", (url, kind))
+            await self.sink.put("external", (url, kind))
         self.probe_wake.set()
 
     def _count_not_checked(self, reason: str) -> None:
@@ -265,7 +221,7 @@ class _Crawl:
         if not internal or "redirect" in kinds:
             hops = json.dumps([{"url": h.url, "status": h.status} for h in result.hops])
             via = "redirect" if "redirect" in kinds else sorted(kinds)[0]
-            await self.writer.put(
+            await self.sink.put(
                 "external_result",
                 (url, via, result.status, result.final_url, hops, error, method, now, not_checked),
             )
@@ -273,9 +229,9 @@ class _Crawl:
         size = int(size_header) if size_header and size_header.isdigit() else None
         ctype = result.headers.get("content-type")
         if "image" in kinds:
-            await self.writer.put("image_result", (result.status, ctype, size, error, now, url))
+            await self.sink.put("image_result", (result.status, ctype, size, error, now, url))
         if "resource" in kinds:
-            await self.writer.put(
+            await self.sink.put(
                 "resource_result", (result.status, ctype, size, error, now, url)
             )
 
@@ -289,7 +245,7 @@ class _Crawl:
         async with self.site_slots:
             res = await self.fetcher.fetch(robots_url)
         body = res.body.decode("utf-8", "replace") if res.ok else ""
-        await self.writer.put(
+        await self.sink.put(
             "robots",
             (robots_url, res.status, body, f"{res.error_kind}: {res.error_detail}"
              if res.error_kind else None),
@@ -320,12 +276,12 @@ class _Crawl:
                 err: str | None = (
                     f"{res.error_kind}: {res.error_detail}" if res.error_kind else "http"
                 )
-                await self.writer.put("sitemap", (sm, res.status, None, 0, err))
+                await self.sink.put("sitemap", (sm, res.status, None, 0, err))
                 continue
             kind, locs = _parse_sitemap(res.body)
             if kind == "sitemapindex":
                 todo.extend(u for u in (normalize(x) for x in locs) if u)
-                await self.writer.put("sitemap", (sm, res.status, kind, len(locs), None))
+                await self.sink.put("sitemap", (sm, res.status, kind, len(locs), None))
                 continue
             found = []
             for loc in locs:
@@ -336,8 +292,8 @@ class _Crawl:
                     if self.scope.contains(u):
                         urls.append(u)
             err = None if kind else "not a sitemap"
-            await self.writer.put("sitemap", (sm, res.status, kind, len(locs), err))
-            await self.writer.put("sitemap_urls_many", found)
+            await self.sink.put("sitemap", (sm, res.status, kind, len(locs), err))
+            await self.sink.put("sitemap_urls_many", found)
         return urls
 
     # --- pages -------------------------------------------------------------------------------
@@ -358,129 +314,16 @@ class _Crawl:
         await self._store_page(page_id, url, result)
 
     async def _store_page(self, page_id: int, url: str, result: FetchResult) -> None:
-        headers = result.headers
-        ctype = headers.get("content-type")
-        size_header = headers.get("content-length")
-        size: int | None = result.bytes_read or len(result.body) or None
-        if size is None and size_header and size_header.isdigit():
-            size = int(size_header)
-        redirect_to = None
-        status = result.status
-        if result.error_kind == "robots":
-            status = None
-        if status is not None and 300 <= status < 400 and headers.get("location"):
-            redirect_to = resolve_link(url, headers["location"])
-        facts = None
-        if status == 200 and is_html(ctype) and result.body:
-            facts = extract_page(result.body, url)
-        x_robots = headers.get("x-robots-tag")
-        canonical = facts.canonicals[0] if facts and facts.canonicals else None
-        ok, why = indexability(
-            url=url,
-            status=status,
-            error=result.error_kind,
-            content_type=ctype,
-            meta_robots=facts.meta_robots if facts else None,
-            x_robots_tag=x_robots,
-            canonical=canonical,
-        )
-        error = f"{result.error_kind}: {result.error_detail}" if result.error_kind else None
-        links: list[tuple[Any, ...]] = []
-        images: list[tuple[Any, ...]] = []
-        page_images: list[tuple[Any, ...]] = []
-        resources: list[tuple[Any, ...]] = []
-        page_resources: list[tuple[Any, ...]] = []
-        probes: list[tuple[str, str]] = []
-        mixed = 0
-        https = url.startswith("https:")
-        if facts is not None:
-            contains = self.scope.contains
-            seen_targets: set[str] = set()
-            for seq, link in enumerate(facts.links):
-                internal = contains(link.url)
-                links.append(
-                    (page_id, seq, link.url, link.anchor, link.rel, int(internal), link.where)
-                )
-                if not internal and link.url not in seen_targets:
-                    seen_targets.add(link.url)
-                    probes.append((link.url, "link"))
-            for reason, n in facts.skipped.items():
-                key = f"not http(s): {reason}"
-                self.stats.links_skipped[key] = self.stats.links_skipped.get(key, 0) + n
-            seq = len(facts.links)
-            head_links = [(u, "canonical") for u in facts.canonicals] + [
-                (u, f"alternate hreflang={lang}") for lang, u in facts.hreflang
-            ]
-            for target, rel in head_links:
-                links.append((page_id, seq, target, "", rel, int(contains(target)), "head"))
-                seq += 1
-            seen_assets: set[str] = set()
-            for asset in facts.assets:
-                if asset.url in seen_assets:
-                    continue
-                seen_assets.add(asset.url)
-                if https and asset.url.startswith("http:"):
-                    mixed += 1
-                asset_internal = int(contains(asset.url))
-                if asset.kind == "image":
-                    image_id = self.image_ids.get(asset.url)
-                    if image_id is None:
-                        image_id = self.image_ids[asset.url] = self.next_asset_id[0]
-                        self.next_asset_id[0] += 1
-                        images.append((image_id, asset.url, asset_internal))
-                        probes.append((asset.url, "image"))
-                    page_images.append((page_id, image_id, asset.alt, asset.width, asset.height))
-                else:
-                    res_id = self.resource_ids.get(asset.url)
-                    if res_id is None:
-                        res_id = self.resource_ids[asset.url] = self.next_asset_id[1]
-                        self.next_asset_id[1] += 1
-                        resources.append((res_id, asset.url, asset.kind, asset_internal))
-                        probes.append((asset.url, "resource"))
-                    page_resources.append((page_id, res_id))
-        page_row = (
-            status, error, ctype, size, round(result.duration * 1000, 1),
-            facts.titles[0] if facts and facts.titles else None,
-            len(facts.titles) if facts else None,
-            int(facts.title_outside_head) if facts else None,
-            facts.descriptions[0] if facts and facts.descriptions else None,
-            len(facts.descriptions) if facts else None,
-            int(facts.description_outside_head) if facts else None,
-            json.dumps(facts.h1s) if facts else None,
-            len(facts.h1s) if facts else None,
-            "".join(map(str, facts.heading_levels)) if facts else None,
-            canonical,
-            len(facts.canonicals) if facts else None,
-            facts.meta_robots if facts else None,
-            x_robots,
-            json.dumps(facts.hreflang) if facts and facts.hreflang else None,
-            facts.lang if facts else None,
-            facts.word_count if facts else None,
-            int(ok), why, redirect_to,
-            facts.content_hash if facts else None,
-            facts.sketch if facts else None,
-            facts.og_title if facts else None,
-            facts.og_image if facts else None,
-            facts.jsonld_total if facts else None,
-            facts.jsonld_invalid if facts else None,
-            int("strict-transport-security" in headers),
-            int("content-security-policy" in headers),
-            int(headers.get("x-content-type-options", "").lower() == "nosniff"),
-            mixed,
-            _now(),
-            page_id,
+        fetched = Fetched(
+            url, result.status, result.error_kind, result.error_detail, dict(result.headers),
+            result.body, result.bytes_read, result.duration,
         )  # fmt: skip
-        await self.writer.put(
-            "page", (page_row, links, images, page_images, resources, page_resources)
-        )
-        if redirect_to is not None and status is not None:
-            internal = self.scope.contains(redirect_to)
-            await self.writer.put("redirect", (url, status, redirect_to, int(internal)))
-            if not internal:
-                probes.append((redirect_to, "redirect"))
+        built = await self.sink.submit_page(page_id, fetched)
         self.stats.pages_done += 1
-        self.stats.rows += 1 + len(links) + len(page_images) + len(page_resources)
-        for purl, kind in probes:
+        self.stats.rows += built.rows
+        for key, n in built.skipped.items():
+            self.stats.links_skipped[key] = self.stats.links_skipped.get(key, 0) + n
+        for purl, kind in built.probes:
             await self._register_probe(purl, kind)
         self._report()
 
@@ -504,7 +347,7 @@ class _Crawl:
             rows.append((page_id, url, level, depth, source))
             out.append((page_id, url))
         if rows:
-            await self.writer.put("queue_many", rows)
+            await self.sink.put("queue_many", rows)
         self.stats.pages_queued += len(out)
         return out
 
@@ -541,11 +384,11 @@ class _Crawl:
         await asyncio.gather(*(worker() for _ in range(self.concurrency)))
 
     async def run(self) -> CrawlStats:
-        self.writer.start()
+        self.sink.start()
         probe_loop = asyncio.create_task(self._probe_loop())
         try:
             await self._crawl()
-            await self.writer.flush()
+            await self.sink.flush()
             await self._register_uncrawled_redirect_targets()
             self.crawl_finished = True
             self.probe_wake.set()
@@ -562,7 +405,7 @@ class _Crawl:
                 not_checked=self.stats.not_checked,
                 links_skipped=self.stats.links_skipped,
             )
-            await self.writer.flush()
+            await self.sink.flush()
             await asyncio.to_thread(self.cf.finalize)
             self._report()
             return self.stats
@@ -571,7 +414,7 @@ class _Crawl:
                 probe_loop.cancel()
             for task in list(self.probe_tasks):
                 task.cancel()
-            await self.writer.aclose()
+            await self.sink.aclose()
 
     async def _register_uncrawled_redirect_targets(self) -> None:
         rows = self.cf.conn.execute(
@@ -584,7 +427,7 @@ class _Crawl:
 
     async def _crawl(self) -> None:
         sitemap_urls = await self._robots_and_sitemaps()
-        await self.writer.flush()
+        await self.sink.flush()
         sitemap_level_done = False
         if self.options.resume and self._load_state():
             level = max(lvl for _, _, lvl, _, _ in self.cf.pages_index())
@@ -594,7 +437,7 @@ class _Crawl:
         else:
             level = 0
             await self._queue_level([(self.start_url, "start")], 0, 0)
-            await self.writer.flush()
+            await self.sink.flush()
         while True:
             rows = self.cf.conn.execute(
                 "SELECT id, url, state, depth FROM pages WHERE level=? ORDER BY id", (level,)
@@ -602,7 +445,7 @@ class _Crawl:
             todo = [(r[0], r[1]) for r in rows if r[2] == "queued"]
             depth = rows[0][3] if rows else None
             await self._run_level(todo)
-            await self.writer.flush()
+            await self.sink.flush()
             done_ids = [r[0] for r in rows]
             next_urls = self._next_level_urls(done_ids)
             if not self._room():
@@ -628,13 +471,13 @@ class _Crawl:
                 if leftovers:
                     level += 1
                     await self._queue_level([(u, "sitemap") for u in leftovers], level, None)
-                    await self.writer.flush()
+                    await self.sink.flush()
                     continue
             if not next_urls:
                 return
             level += 1
             await self._queue_level(next_urls, level, next_depth)
-            await self.writer.flush()
+            await self.sink.flush()
 
     def _load_state(self) -> bool:
         index = self.cf.pages_index()
@@ -647,12 +490,6 @@ class _Crawl:
                 self.pages_started += 1
         self.stats.pages_queued = len(index)
         self.next_id = index[-1][0] + 1
-        self.image_ids = self.cf.asset_ids("images")
-        self.resource_ids = self.cf.asset_ids("resources")
-        self.next_asset_id = [
-            max(self.image_ids.values(), default=0) + 1,
-            max(self.resource_ids.values(), default=0) + 1,
-        ]
         for url, via, checked_at, not_checked in self.cf.externals_state():
             capped = not self.scope.contains(url) or via == "redirect"
             if checked_at is not None or not_checked is not None:
@@ -668,14 +505,11 @@ class _Crawl:
                     continue
                 self.probes.register(url, capped=not self.scope.contains(url))
                 self.probe_kinds[url] = {kind}
-        for url in self.image_ids:
-            kinds = self.probe_kinds.get(url)
-            if kinds is not None:
-                kinds.add("image")
-        for url in self.resource_ids:
-            kinds = self.probe_kinds.get(url)
-            if kinds is not None:
-                kinds.add("resource")
+        for table, kind in (("images", "image"), ("resources", "resource")):
+            for url in self.cf.asset_ids(table):
+                kinds = self.probe_kinds.get(url)
+                if kinds is not None:
+                    kinds.add(kind)
         self.probe_wake.set()
         return True
 

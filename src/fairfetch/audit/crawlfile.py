@@ -162,7 +162,8 @@ class CrawlFile:
         try:
             self.conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=OFF")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA busy_timeout=30000")
             if create:
                 self.conn.executescript(SCHEMA)
                 self.conn.execute(

@@ -48,6 +48,10 @@ def crawl(
     ] = None,
     max_externals: Annotated[int, typer.Option("--max-externals", min=0)] = 10_000,
     no_sitemaps: Annotated[bool, typer.Option("--no-sitemaps")] = False,
+    parse_process: Annotated[
+        bool,
+        typer.Option("--parse-process", help="Parse and write in a second process (2nd core)"),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
 ) -> None:
     """Crawl one site breadth first into a crawl file (resumable)."""
@@ -57,6 +61,7 @@ def crawl(
     options = CrawlOptions(
         max_pages=max_pages, max_depth=max_depth, registrable_domain=domain, resume=resume,
         concurrency=concurrency, max_externals=max_externals, use_sitemaps=not no_sitemaps,
+        parse_process=parse_process,
     )  # fmt: skip
     progress = Progress(
         TextColumn("[bold]audit[/bold]"), BarColumn(), MofNCompleteColumn(),

@@ -147,3 +147,15 @@ async def test_audit_refuses_to_overwrite_without_resume(testbed: Testbed, tmp_p
     out.write_bytes(b"")
     with pytest.raises(AuditError):
         await crawl(testbed, out)
+
+
+async def test_audit_parse_process_writes_the_same_file(testbed: Testbed, tmp_path: Path) -> None:
+    """Parsing and writing in a second process is an implementation choice, not a new result."""
+    from .test_audit_resume import COMPARE
+
+    one, two = tmp_path / "one.db", tmp_path / "two.db"
+    await crawl(testbed, one)
+    await crawl(testbed, two, parse_process=True)
+    a, b = sqlite3.connect(one), sqlite3.connect(two)
+    for table, sql in COMPARE.items():
+        assert a.execute(sql).fetchall() == b.execute(sql).fetchall(), table

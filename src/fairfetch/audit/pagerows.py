@@ -1,0 +1,173 @@
+"""One fetched page → the rows it adds to the crawl file and the URLs it asks to status-check.
+
+Pure except for the asset id maps it owns (URL → id, assigned at first sight): the in-memory
+map that saves a lookup per row. It runs in the crawl process, or in the writer process when
+parsing moves there (``CrawlOptions.parse_process``); either way one builder owns the maps.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from fairfetch.audit.extract import extract_page
+from fairfetch.audit.indexability import indexability, is_html
+from fairfetch.audit.urls import Scope, resolve_link
+
+__all__ = ["Built", "Fetched", "PageRowBuilder"]
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    """The part of a FetchResult the rows need (plain, picklable)."""
+
+    url: str
+    status: int | None
+    error_kind: str | None
+    error_detail: str
+    headers: dict[str, str]
+    body: bytes
+    bytes_read: int
+    duration: float
+
+
+@dataclass(slots=True)
+class Built:
+    ops: list[tuple[str, Any]] = field(default_factory=list)
+    probes: list[tuple[str, str]] = field(default_factory=list)  # (url, link|image|resource|…)
+    rows: int = 0  # pages + links + page_images + page_resources
+    skipped: dict[str, int] = field(default_factory=dict)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class PageRowBuilder:
+    def __init__(
+        self, scope: Scope, image_ids: dict[str, int], resource_ids: dict[str, int]
+    ) -> None:
+        self.scope = scope
+        self.image_ids = image_ids
+        self.resource_ids = resource_ids
+        self.next_image_id = max(image_ids.values(), default=0) + 1
+        self.next_resource_id = max(resource_ids.values(), default=0) + 1
+
+    def build(self, page_id: int, f: Fetched) -> Built:
+        out = Built()
+        url = f.url
+        headers = f.headers
+        ctype = headers.get("content-type")
+        size_header = headers.get("content-length")
+        size: int | None = f.bytes_read or len(f.body) or None
+        if size is None and size_header and size_header.isdigit():
+            size = int(size_header)
+        redirect_to = None
+        status = None if f.error_kind == "robots" else f.status
+        if status is not None and 300 <= status < 400 and headers.get("location"):
+            redirect_to = resolve_link(url, headers["location"])
+        facts = None
+        if status == 200 and is_html(ctype) and f.body:
+            facts = extract_page(f.body, url)
+        x_robots = headers.get("x-robots-tag")
+        canonical = facts.canonicals[0] if facts and facts.canonicals else None
+        ok, why = indexability(
+            url=url, status=status, error=f.error_kind, content_type=ctype,
+            meta_robots=facts.meta_robots if facts else None, x_robots_tag=x_robots,
+            canonical=canonical,
+        )  # fmt: skip
+        error = f"{f.error_kind}: {f.error_detail}" if f.error_kind else None
+        links: list[tuple[Any, ...]] = []
+        images: list[tuple[Any, ...]] = []
+        page_images: list[tuple[Any, ...]] = []
+        resources: list[tuple[Any, ...]] = []
+        page_resources: list[tuple[Any, ...]] = []
+        probes = out.probes
+        mixed = 0
+        if facts is not None:
+            contains = self.scope.contains
+            seen_targets: set[str] = set()
+            for seq, link in enumerate(facts.links):
+                internal = contains(link.url)
+                links.append(
+                    (page_id, seq, link.url, link.anchor, link.rel, int(internal), link.where)
+                )
+                if not internal and link.url not in seen_targets:
+                    seen_targets.add(link.url)
+                    probes.append((link.url, "link"))
+            out.skipped = {f"not http(s): {k}": n for k, n in facts.skipped.items()}
+            seq = len(facts.links)
+            head_links = [(u, "canonical") for u in facts.canonicals] + [
+                (u, f"alternate hreflang={lang}") for lang, u in facts.hreflang
+            ]
+            for target, rel in head_links:
+                links.append((page_id, seq, target, "", rel, int(contains(target)), "head"))
+                seq += 1
+            https = url.startswith("https:")
+            seen_assets: set[str] = set()
+            for asset in facts.assets:
+                if asset.url in seen_assets:
+                    continue
+                seen_assets.add(asset.url)
+                if https and asset.url.startswith("http:"):
+                    mixed += 1
+                if asset.kind == "image":
+                    image_id = self.image_ids.get(asset.url)
+                    if image_id is None:
+                        image_id = self.image_ids[asset.url] = self.next_image_id
+                        self.next_image_id += 1
+                        images.append((image_id, asset.url, int(contains(asset.url))))
+                        probes.append((asset.url, "image"))
+                    page_images.append((page_id, image_id, asset.alt, asset.width, asset.height))
+                else:
+                    res_id = self.resource_ids.get(asset.url)
+                    if res_id is None:
+                        res_id = self.resource_ids[asset.url] = self.next_resource_id
+                        self.next_resource_id += 1
+                        resources.append(
+                            (res_id, asset.url, asset.kind, int(contains(asset.url)))
+                        )
+                        probes.append((asset.url, "resource"))
+                    page_resources.append((page_id, res_id))
+        page_row = (
+            status, error, ctype, size, round(f.duration * 1000, 1),
+            facts.titles[0] if facts and facts.titles else None,
+            len(facts.titles) if facts else None,
+            int(facts.title_outside_head) if facts else None,
+            facts.descriptions[0] if facts and facts.descriptions else None,
+            len(facts.descriptions) if facts else None,
+            int(facts.description_outside_head) if facts else None,
+            json.dumps(facts.h1s) if facts else None,
+            len(facts.h1s) if facts else None,
+            "".join(map(str, facts.heading_levels)) if facts else None,
+            canonical,
+            len(facts.canonicals) if facts else None,
+            facts.meta_robots if facts else None,
+            x_robots,
+            json.dumps(facts.hreflang) if facts and facts.hreflang else None,
+            facts.lang if facts else None,
+            facts.word_count if facts else None,
+            int(ok), why, redirect_to,
+            facts.content_hash if facts else None,
+            facts.sketch if facts else None,
+            facts.og_title if facts else None,
+            facts.og_image if facts else None,
+            facts.jsonld_total if facts else None,
+            facts.jsonld_invalid if facts else None,
+            int("strict-transport-security" in headers),
+            int("content-security-policy" in headers),
+            int(headers.get("x-content-type-options", "").lower() == "nosniff"),
+            mixed,
+            _now(),
+            page_id,
+        )  # fmt: skip
+        out.ops.append(("page", (page_row, links, images, page_images, resources, page_resources)))
+        if redirect_to is not None and status is not None:
+            internal = self.scope.contains(redirect_to)
+            out.ops.append(("redirect", (url, status, redirect_to, int(internal))))
+            if not internal:
+                probes.append((redirect_to, "redirect"))
+        out.rows = 1 + len(links) + len(page_images) + len(page_resources)
+        return out

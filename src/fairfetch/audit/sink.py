@@ -1,0 +1,257 @@
+"""Where finished pages go: one writer, in the crawl process or in a process of its own.
+
+``InProcessSink`` parses pages in the crawl's event loop and hands rows to a bounded queue
+drained by one writer (``executemany`` batches in a worker thread). ``ProcessSink`` moves
+parsing, row building and every write to a second process (one core fetches, the other parses
+and writes): the crawl process sends each fetched page over a pipe and gets back the URLs it must
+status-check. At most ``max_pending`` pages are in the pipe (the bounded queue), so a slow writer
+slows the crawl instead of filling memory. Either way a failed write stops the crawl loudly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+from multiprocessing.connection import Connection
+from typing import Any, Protocol
+
+from fairfetch.audit.crawlfile import CrawlFile
+from fairfetch.audit.pagerows import Built, Fetched, PageRowBuilder
+from fairfetch.audit.urls import Scope
+from fairfetch.errors import AuditError
+
+__all__ = ["InProcessSink", "ProcessSink", "Sink"]
+
+
+class Sink(Protocol):
+    def start(self) -> None: ...
+    async def put(self, kind: str, payload: Any) -> None: ...
+    async def submit_page(self, page_id: int, fetched: Fetched) -> Built: ...
+    async def flush(self) -> None: ...
+    async def aclose(self) -> None: ...
+
+
+class _Writer:
+    """The one writer: a bounded queue drained in batches, each batch in a worker thread."""
+
+    def __init__(self, cf: CrawlFile, batch_size: int) -> None:
+        self.cf = cf
+        self.batch_size = batch_size
+        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue(maxsize=batch_size * 2)
+        self.task: asyncio.Task[None] | None = None
+        self.error: Exception | None = None
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._run())
+
+    async def put(self, kind: str, payload: Any) -> None:
+        if self.error is not None:
+            raise AuditError(f"crawl file write failed: {self.error}") from self.error
+        await self.queue.put((kind, payload))
+
+    async def flush(self) -> None:
+        await self.queue.join()
+        if self.error is not None:
+            raise AuditError(f"crawl file write failed: {self.error}") from self.error
+
+    async def _run(self) -> None:
+        while True:
+            batch = [await self.queue.get()]
+            while len(batch) < self.batch_size:
+                try:
+                    batch.append(self.queue.get_nowait())
+                except asyncio.QueueEmpty:
+                    break
+            try:
+                if self.error is None:
+                    await asyncio.to_thread(self.cf.write_batch, batch)
+            except Exception as exc:
+                # Loud, not stuck: keep draining so no producer blocks, and make the next
+                # put/flush raise with the cause.
+                self.error = exc
+            finally:
+                for _ in batch:
+                    self.queue.task_done()
+
+    async def aclose(self) -> None:
+        try:
+            await self.flush()
+        finally:
+            if self.task is not None:
+                self.task.cancel()
+
+
+class InProcessSink:
+    def __init__(self, cf: CrawlFile, scope: Scope, batch_size: int) -> None:
+        self.writer = _Writer(cf, batch_size)
+        self.builder = PageRowBuilder(scope, cf.asset_ids("images"), cf.asset_ids("resources"))
+
+    def start(self) -> None:
+        self.writer.start()
+
+    async def put(self, kind: str, payload: Any) -> None:
+        await self.writer.put(kind, payload)
+
+    async def submit_page(self, page_id: int, fetched: Fetched) -> Built:
+        built = self.builder.build(page_id, fetched)
+        for kind, payload in built.ops:
+            await self.writer.put(kind, payload)
+        return built
+
+    async def flush(self) -> None:
+        await self.writer.flush()
+
+    async def aclose(self) -> None:
+        await self.writer.aclose()
+
+
+# --- the writer process ---------------------------------------------------------------------
+def _sink_main(conn: Connection, path: str, start_url: str, by_domain: bool, batch: int) -> None:
+    """Child process: build rows from pages, apply every write, in arrival order."""
+    cf = CrawlFile(path, create=False)
+    builder = PageRowBuilder(
+        Scope(start_url, registrable_domain=by_domain),
+        cf.asset_ids("images"),
+        cf.asset_ids("resources"),
+    )
+    ops: list[tuple[str, Any]] = []
+    try:
+        while True:
+            if ops and (len(ops) >= batch or not conn.poll()):
+                cf.write_batch(ops)
+                ops = []
+            try:
+                msg = conn.recv()
+            except EOFError:  # the crawl process is gone: keep what is complete, then stop
+                if ops:
+                    cf.write_batch(ops)
+                return
+            tag = msg[0]
+            if tag == "page":
+                built = builder.build(msg[1], msg[2])
+                ops.extend(built.ops)
+                conn.send(("built", msg[1], built.probes, built.rows, built.skipped))
+            elif tag == "op":
+                ops.append((msg[1], msg[2]))
+            elif tag == "flush":
+                if ops:
+                    cf.write_batch(ops)
+                    ops = []
+                conn.send(("flushed", msg[1]))
+            elif tag == "close":
+                if ops:
+                    cf.write_batch(ops)
+                conn.send(("closed", None))
+                return
+    except Exception as exc:
+        try:
+            conn.send(("error", f"{type(exc).__name__}: {exc}"))
+        except OSError:
+            pass
+        raise
+    finally:
+        cf.close()
+
+
+class ProcessSink:
+    def __init__(
+        self, path: str, start_url: str, by_domain: bool, batch_size: int, max_pending: int = 16
+    ) -> None:
+        self.args = (path, start_url, by_domain, batch_size)
+        self.slots = asyncio.Semaphore(max_pending)
+        self.waiting: dict[Any, asyncio.Future[Any]] = {}
+        self.error: str | None = None
+        self.conn: Connection | None = None
+        self.proc: Any = None
+        self.tokens = 0
+        self.closing = False
+
+    def start(self) -> None:
+        # fork, not spawn: spawn re-imports the caller's __main__ (an unguarded script would run
+        # its crawl again). The crawl starts the sink before any fetch, so no helper thread
+        # exists yet; the child touches neither the event loop nor anything of the parent's.
+        ctx = multiprocessing.get_context("fork")
+        parent, child = ctx.Pipe(duplex=True)
+        self.proc = ctx.Process(target=_sink_main, args=(child, *self.args), daemon=True)
+        self.proc.start()
+        child.close()
+        self.conn = parent
+        asyncio.get_running_loop().add_reader(parent.fileno(), self._readable)
+
+    def _fail(self, why: str) -> None:
+        if self.error is None:
+            self.error = why
+        for fut in self.waiting.values():
+            if not fut.done():
+                fut.set_exception(AuditError(f"crawl file writer process: {self.error}"))
+        self.waiting.clear()
+
+    def _readable(self) -> None:
+        assert self.conn is not None
+        try:
+            while self.conn.poll():
+                msg = self.conn.recv()
+                tag = msg[0]
+                if tag == "built":
+                    fut = self.waiting.pop(("page", msg[1]), None)
+                    self.slots.release()
+                    if fut is not None and not fut.done():
+                        fut.set_result(Built([], msg[2], msg[3], msg[4]))
+                elif tag in ("flushed", "closed"):
+                    fut = self.waiting.pop((tag, msg[1]), None)
+                    if fut is not None and not fut.done():
+                        fut.set_result(None)
+                elif tag == "error":
+                    self._fail(msg[1])
+        except (EOFError, OSError):
+            asyncio.get_running_loop().remove_reader(self.conn.fileno())
+            if not self.closing:
+                self._fail("exited")
+
+    def _check(self) -> Connection:
+        if self.error is not None or self.conn is None:
+            raise AuditError(f"crawl file writer process: {self.error or 'not started'}")
+        return self.conn
+
+    def _send(self, msg: tuple[Any, ...]) -> None:
+        try:
+            self._check().send(msg)
+        except (BrokenPipeError, OSError) as exc:
+            self._fail(f"pipe closed ({exc})")
+            self._check()
+
+    async def put(self, kind: str, payload: Any) -> None:
+        self._send(("op", kind, payload))
+
+    async def submit_page(self, page_id: int, fetched: Fetched) -> Built:
+        await self.slots.acquire()
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.waiting[("page", page_id)] = fut
+        self._send(("page", page_id, fetched))
+        result: Built = await fut
+        return result
+
+    async def _roundtrip(self, tag: str) -> None:
+        self.tokens += 1
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        reply = "flushed" if tag == "flush" else "closed"
+        self.waiting[(reply, self.tokens if tag == "flush" else None)] = fut
+        self._send((tag, self.tokens))
+        await fut
+
+    async def flush(self) -> None:
+        await self._roundtrip("flush")
+
+    async def aclose(self) -> None:
+        try:
+            if self.error is None and self.conn is not None:
+                self.closing = True
+                await self._roundtrip("close")
+        finally:
+            if self.conn is not None and not self.conn.closed:
+                asyncio.get_running_loop().remove_reader(self.conn.fileno())
+                self.conn.close()
+            if self.proc is not None:
+                await asyncio.to_thread(self.proc.join, 30)
+        if self.error is not None:
+            raise AuditError(f"crawl file writer process: {self.error}")
