@@ -1,0 +1,158 @@
+"""Page extraction, URL normalisation, scope and indexability: pure functions."""
+
+from __future__ import annotations
+
+import pytest
+
+from fairfetch.audit.extract import extract_page, sketch_similarity
+from fairfetch.audit.indexability import has_noindex, indexability
+from fairfetch.audit.urls import Scope, normalize, resolve_link
+
+PAGE = b"""<!doctype html><html lang="fr"><head><title>Hello</title>
+<meta name="description" content="Desc"><meta name="robots" content="NOINDEX">
+<meta property="og:title" content="OG"><link rel="canonical" href="/canon">
+<link rel="alternate" hreflang="en" href="https://site.test/en/">
+<link rel="stylesheet" href="/s.css"><script src="/app.js"></script>
+<script type="application/ld+json">{"ok": true}</script>
+<script type="application/ld+json">{broken</script></head>
+<body><nav><a href="/n">Nav</a></nav><header><a href="/h">Head</a></header>
+<main><h1>One</h1><h3>Skip</h3><p>some words here</p>
+<a href="/c#frag" rel="nofollow">Content <b>link</b></a><a href="mailto:x@y.test">m</a>
+<a href="javascript:void(0)">j</a><a href="#top">top</a>
+<img src="/i.png" width="10"><img src="/j.png" alt=""></main>
+<footer><a href="https://other.test/x">Out</a></footer><title>Second</title></body></html>"""
+
+
+def test_audit_extract_facts() -> None:
+    f = extract_page(PAGE, "https://site.test/dir/page")
+    assert f.titles == ["Hello", "Second"]
+    assert f.title_outside_head
+    assert f.descriptions == ["Desc"]
+    assert not f.description_outside_head
+    assert f.meta_robots == "noindex"
+    assert f.canonicals == ["https://site.test/canon"]
+    assert f.hreflang == [("en", "https://site.test/en/")]
+    assert f.lang == "fr"
+    assert f.h1s == ["One"]
+    assert f.heading_levels == [1, 3]
+    assert (f.jsonld_total, f.jsonld_invalid) == (2, 1)
+    assert f.og_title == "OG"
+    assert f.og_image == ""
+    where = {link.url: (link.where, link.anchor, link.rel) for link in f.links}
+    assert where == {
+        "https://site.test/n": ("nav", "Nav", ""),
+        "https://site.test/h": ("header", "Head", ""),
+        "https://site.test/c": ("content", "Content link", "nofollow"),
+        "https://other.test/x": ("footer", "Out", ""),
+    }
+    assert f.skipped == {"mailto": 1, "javascript": 1}
+    kinds = {(a.url.rsplit("/", 1)[1], a.kind, a.alt, a.width) for a in f.assets}
+    assert kinds == {("s.css", "css", None, None), ("app.js", "js", None, None),
+                     ("i.png", "image", None, "10"), ("j.png", "image", "", None)}
+    assert f.word_count == 10  # main only; nav/header/footer/script excluded
+    assert f.content_hash
+
+
+def test_audit_extract_never_raises_on_garbage() -> None:
+    for body in (b"", b"\x00\xff\xfe", b"<html><a href='http://[bad'>x</a>", b"<<<>>>"):
+        extract_page(body, "http://site.test/")
+
+
+def test_audit_sketch_similarity() -> None:
+    words = " ".join(f"w{i}" for i in range(200))
+    a = extract_page(f"<main><p>{words} alpha</p></main>".encode(), "http://s.test/a")
+    b = extract_page(f"<main><p>{words} beta</p></main>".encode(), "http://s.test/b")
+    c = extract_page(b"<main><p>" + b" ".join(b"v%d" % i for i in range(200)) + b"</p></main>",
+                     "http://s.test/c")
+    assert sketch_similarity(a.sketch, b.sketch) >= 0.9
+    assert sketch_similarity(a.sketch, c.sketch) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("HTTP://Site.Test:80/a#x", "http://site.test/a"),
+        ("https://site.test:443", "https://site.test/"),
+        ("http://site.test:8080/p?q=1", "http://site.test:8080/p?q=1"),
+        ("mailto:a@b.test", None),
+        ("ftp://site.test/", None),
+        ("http:///nohost", None),
+        ("http://site.test:99999/", None),
+    ],
+)
+def test_audit_normalize(raw: str, expected: str | None) -> None:
+    assert normalize(raw) == expected
+
+
+@pytest.mark.parametrize(
+    ("href", "expected"),
+    [
+        ("/p/1#f", "http://site.test:81/p/1"),
+        ("/a/../b", "http://site.test:81/b"),
+        ("//other.test/q", "http://other.test/q"),
+        ("rel", "http://site.test:81/dir/rel"),
+        ("  /spaced ", "http://site.test:81/spaced"),
+        ("#only", None),
+        ("", None),
+    ],
+)
+def test_audit_resolve_link_fast_and_general_paths_agree(href: str, expected: str | None) -> None:
+    assert resolve_link("http://site.test:81/dir/page", href) == expected
+
+
+def test_audit_scope_host_and_domain() -> None:
+    host = Scope("http://www.site.test:81/")
+    assert host.contains("http://www.site.test:81/x")
+    assert host.contains("https://www.site.test/x")
+    assert not host.contains("http://blog.site.test/")
+    assert not host.contains("http://www.site.test.evil.test/")
+    domain = Scope("http://www.site.test/", registrable_domain=True)
+    assert domain.contains("http://blog.site.test/")
+    assert domain.contains("http://site.test/")
+    assert not domain.contains("http://othersite.test/")
+
+
+@pytest.mark.parametrize(
+    ("kw", "expected"),
+    [
+        ({"status": 200}, (True, "indexable")),
+        ({"status": None, "error": "robots"}, (False, "blocked by robots.txt")),
+        ({"status": 301}, (False, "redirect 301")),
+        ({"status": 404}, (False, "client error 404")),
+        ({"status": 503}, (False, "server error 503")),
+        ({"status": 200, "content_type": "image/png"}, (False, "not HTML")),
+        ({"status": 200, "x_robots_tag": "googlebot: noindex"}, (False, "noindex (X-Robots-Tag)")),
+        ({"status": 200, "meta_robots": "none"}, (False, "noindex (meta robots)")),
+        ({"status": 200, "canonical": "http://s.test/other"}, (False, "canonicalised elsewhere")),
+        ({"status": 200, "canonical": "http://s.test/"}, (True, "indexable")),
+    ],
+)
+def test_audit_indexability(kw: dict, expected: tuple[bool, str]) -> None:
+    args = {"url": "http://s.test/", "status": 200, "error": None, "content_type": "text/html",
+            "meta_robots": None, "x_robots_tag": None, "canonical": None} | kw
+    assert indexability(**args) == expected
+
+
+def test_audit_noindex_tokens() -> None:
+    assert has_noindex("noindex, nofollow")
+    assert not has_noindex("nofollow, noarchive")
+    assert not has_noindex(None)
+
+
+def test_audit_sitemap_parsing() -> None:
+    from fairfetch.audit.crawler import _parse_sitemap
+
+    urlset = (b'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+              b"<url><loc> http://s.test/a </loc></url><url><loc>http://s.test/b</loc></url>"
+              b"</urlset>")
+    assert _parse_sitemap(urlset) == ("urlset", ["http://s.test/a", "http://s.test/b"])
+    index = b"<sitemapindex><sitemap><loc>http://s.test/s1.xml</loc></sitemap></sitemapindex>"
+    assert _parse_sitemap(index) == ("sitemapindex", ["http://s.test/s1.xml"])
+    assert _parse_sitemap(b"<html>not a sitemap</html>") == (None, [])
+    assert _parse_sitemap(b"") == (None, [])
+    bomb = (b'<?xml version="1.0"?><!DOCTYPE u [<!ENTITY a "aaaaaaaaaa">'
+            b'<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><urlset><url><loc>&b;</loc></url>'
+            b"</urlset>")
+    kind, locs = _parse_sitemap(bomb)
+    assert kind == "urlset"
+    assert all("aaaaaaaaaa" not in loc for loc in locs)  # entities are not expanded
