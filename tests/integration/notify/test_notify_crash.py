@@ -35,7 +35,9 @@ def test_notify_sigkill_at_random_points_loses_nothing(tmp_path, smtp_server):
             w.subscribe(f"rt{r}@example.test", fid, at=past)
     for r in range(2):
         for fid in feeds:
-            w.subscribe(f"dg{r}@example.test", fid, at=past, mode="daily", hour=6)
+            # an issue hour far from the writes' minutes: each digest reader gets one issue
+            w.subscribe(f"dg{r}@example.test", fid, at=past, mode="daily",
+                        hour=(past.hour + 12) % 24)
     for i in range(7):
         for fid in feeds:
             w.write(fid, [w.entry(f"feed {fid} item {i}")], at=past + timedelta(minutes=i))
