@@ -223,7 +223,8 @@ class _Crawl:
             via = "redirect" if "redirect" in kinds else sorted(kinds)[0]
             await self.sink.put(
                 "external_result",
-                (url, via, result.status, result.final_url, hops, error, method, now, not_checked),
+                (url, via, result.status, result.final_url, hops, error, method,
+                 None if not_checked else now, not_checked),
             )
         size_header = result.headers.get("content-length")
         size = int(size_header) if size_header and size_header.isdigit() else None

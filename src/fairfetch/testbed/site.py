@@ -37,6 +37,8 @@ __all__ = ["DEFAULT_PAGES", "FOREIGN_LINKS", "SHOP_HOST", "SITE_DOMAIN", "SiteFa
 SITE_DOMAIN = "acme-audit.test"
 SHOP_HOST = "shop-elsewhere.test"
 LINKS_HOST = "links-elsewhere.test"
+#: Linked from /outbound; a test resolves it to an address the perimeter refuses.
+PRIVATE_HOST = "intranet-elsewhere.test"
 DEFAULT_PAGES = 2000
 BUNDLE = b"/* acme bundle */\n" + b"var x=0;\n" * (900 * 1024 // 9)
 CSS = b"body{font-family:sans-serif}\n" * 40
@@ -288,6 +290,7 @@ def _specials(port: int) -> dict[str, tuple[int, dict[str, str], str]]:
                 "Partners",
                 f"<p>{_prose('ob', 150)}</p>"
                 + "".join(f'<a href="{ext}{p}">partner {p}</a> ' for p in FOREIGN_LINKS)
+                + f'<a href="http://{PRIVATE_HOST}:{port}/">intranet</a>'
                 + '<a href="mailto:owner@acme-audit.test">mail</a>'
                 + "<a href=\"/about\">=HYPERLINK(\"http://evil.test\",\"x\")</a>",
             ),

@@ -159,3 +159,23 @@ async def test_audit_parse_process_writes_the_same_file(testbed: Testbed, tmp_pa
     a, b = sqlite3.connect(one), sqlite3.connect(two)
     for table, sql in COMPARE.items():
         assert a.execute(sql).fetchall() == b.execute(sql).fetchall(), table
+
+
+async def test_audit_probes_go_through_the_perimeter(testbed: Testbed, tmp_path: Path) -> None:
+    from fairfetch.audit.crawler import CrawlOptions, crawl_site
+    from fairfetch.testbed.site import PRIVATE_HOST
+
+    out = tmp_path / "site.db"
+    # The intranet host resolves to 127.0.0.2, outside the allowed 127.0.0.1/32.
+    settings = testbed.settings(resolve=(f"{PRIVATE_HOST}:127.0.0.2", "*.test:127.0.0.1"))
+    stats = await crawl_site(testbed.url("s120.acme-audit.test", "/"), out, settings,
+                             CrawlOptions(concurrency=4))
+    db = sqlite3.connect(out)
+    row = db.execute("SELECT status, checked_at, not_checked, error FROM externals "
+                     "WHERE url LIKE ?", (f"http://{PRIVATE_HOST}%",)).fetchone()
+    assert row[0] is None
+    assert row[1] is None  # not checked: no check time
+    assert row[2] == "perimeter"
+    assert row[3].startswith("perimeter")
+    assert stats.not_checked == {"perimeter": 1}
+    assert PRIVATE_HOST not in (await testbed.stats())["hosts"]
