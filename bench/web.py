@@ -235,22 +235,34 @@ def main() -> None:
     ap.add_argument(
         "--dir", default=None, help="where to build the databases (default: a temp dir)"
     )
+    ap.add_argument(
+        "--reuse",
+        default=None,
+        metavar="DIR",
+        help="measure databases kept by an earlier --keep run in DIR instead of building",
+    )
     ap.add_argument("--keep", action="store_true", help="keep the databases (in --dir) afterwards")
     ap.add_argument("--build-only", action="store_true", help="build, measure nothing")
     args = ap.parse_args()
     now = datetime.now(UTC)
-    if args.keep or args.build_only:
-        tmp_ctx: Any = contextlib.nullcontext(tempfile.mkdtemp(dir=args.dir))
+    if args.reuse:
+        tmp_ctx: Any = contextlib.nullcontext(args.reuse)
+    elif args.keep or args.build_only:
+        tmp_ctx = contextlib.nullcontext(tempfile.mkdtemp(dir=args.dir))
     else:
         tmp_ctx = tempfile.TemporaryDirectory(dir=args.dir)
     with tmp_ctx as tmp:
         empty = f"sqlite:///{Path(tmp) / 'empty.db'}"
         full = f"sqlite:///{Path(tmp) / 'full.db'}"
-        open_store(empty).close()
-        print(f"building {args.feeds} feeds x {args.entries} entries ...", file=sys.stderr)
-        store = open_store(full)
-        seed(store, args.feeds, args.entries, args.crawls, now)
-        store.close()
+        if not args.reuse:
+            open_store(empty).close()
+            print(f"building {args.feeds} feeds x {args.entries} entries ...", file=sys.stderr)
+            store = open_store(full)
+            seed(store, args.feeds, args.entries, args.crawls, now)
+            store.close()
+        one = open_store(empty)  # the empty directory's one feed, for its feed page
+        one.add_feed("http://one.example.test/feed", now=now, politeness_key="one.example.test")
+        one.close()
         if args.build_only or args.keep:
             print(f"databases kept in {tmp}", file=sys.stderr)
         if args.build_only:
@@ -269,9 +281,6 @@ def main() -> None:
             "/crawlstats": ["/crawlstats"],
         }
         empty_pages = dict(pages, **{"feed page": ["/feeds/1"]})
-        open_store(empty).add_feed(
-            "http://one.example.test/feed", now=now, politeness_key="one.example.test"
-        )
         res_empty = asyncio.run(measure(empty, empty_pages, args.requests))
         res_full = asyncio.run(measure(full, pages, args.requests))
     label = f"{args.feeds:,} feeds / {args.feeds * args.entries:,} entries"

@@ -10,9 +10,10 @@ The page only reads: it never takes a lock the crawler waits on (SQLite WAL; Pos
 
 from __future__ import annotations
 
+import heapq
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -44,33 +45,90 @@ class _Minute:
     throttles: Counter[str] = field(default_factory=Counter)
 
 
+@dataclass
+class _Totals:
+    counts: Counter[str] = field(default_factory=Counter)
+    bytes: int = 0
+    throttles: Counter[str] = field(default_factory=Counter)
+
+    _top: list[tuple[str, int]] | None = None
+
+    def add(self, slot: _Minute | _Totals) -> None:
+        self.counts.update(slot.counts)
+        self.throttles.update(slot.throttles)
+        self.bytes += slot.bytes
+        self._top = None
+
+    def top_throttles(self, n: int) -> list[tuple[str, int]]:
+        if self._top is None or len(self._top) < min(n, len(self.throttles)):
+            self._top = _top(self.throttles, n)
+        return self._top[:n]
+
+
 class MinuteCache:
-    """Per-minute crawl counts for the last day; settled minutes are read once."""
+    """Per-minute crawl counts for the last day; settled minutes are read once.
+
+    The totals of the settled minutes of a window are kept too (they change once a minute, when
+    a minute settles or leaves the day), so a view only adds the few fresh minutes to them.
+    """
 
     def __init__(self) -> None:
         self._settled: dict[datetime, _Minute] = {}
         self._settled_until: datetime | None = None
+        self._totals: dict[tuple[datetime, datetime], _Totals] = {}
         self._lock = threading.Lock()
+
+    def _refresh(self, store: SqlStore, now: datetime) -> datetime:
+        start = floor_minute(now - DAY)
+        edge = floor_minute(now - SETTLE)
+        if self._settled_until is None or self._settled_until < start:
+            self._settled = {}
+            self._settled_until = start
+            self._totals = {}
+        if self._settled_until < edge:
+            _fill(self._settled, store, self._settled_until, edge)
+            self._settled_until = edge
+            self._totals = {}
+        for m in [m for m in self._settled if m < start]:
+            del self._settled[m]
+            self._totals = {}
+        return self._settled_until
 
     def minutes(self, store: SqlStore, now: datetime) -> dict[datetime, _Minute]:
         """Every minute of the day before ``now`` that had crawls (settled ones from cache)."""
-        start = floor_minute(now - DAY)
-        edge = floor_minute(now - SETTLE)
         with self._lock:
-            if self._settled_until is None or self._settled_until < start:
-                self._settled = {}
-                self._settled_until = start
-            if self._settled_until < edge:
-                _fill(self._settled, store, self._settled_until, edge)
-                self._settled_until = edge
-            for m in [m for m in self._settled if m < start]:
-                del self._settled[m]
-            settled_until = self._settled_until
+            settled_until = self._refresh(store, now)
             out = dict(self._settled)
         fresh: dict[datetime, _Minute] = {}
         _fill(fresh, store, settled_until, floor_minute(now) + timedelta(minutes=1))
         out.update(fresh)
         return out
+
+    def view(self, store: SqlStore, now: datetime) -> tuple[dict[datetime, _Minute], Any]:
+        """(all minutes, window totals function) for one page view."""
+        with self._lock:
+            settled_until = self._refresh(store, now)
+            settled = dict(self._settled)
+        fresh: dict[datetime, _Minute] = {}
+        _fill(fresh, store, settled_until, floor_minute(now) + timedelta(minutes=1))
+
+        def window(since: datetime) -> dict[str, Any]:
+            with self._lock:
+                # keyed by the settled boundary too: a view never mixes another view's minutes
+                base = self._totals.get((since, settled_until))
+                if base is None:
+                    base = _Totals()
+                    for m, slot in settled.items():
+                        if m >= since:
+                            base.add(slot)
+                    self._totals[(since, settled_until)] = base
+            recent = _Totals()
+            for m, slot in fresh.items():
+                if m >= since:
+                    recent.add(slot)
+            return _window(base, recent)
+
+        return {**settled, **fresh}, window
 
 
 def _fill(into: dict[datetime, _Minute], store: SqlStore, since: datetime, until: datetime) -> None:
@@ -82,24 +140,26 @@ def _fill(into: dict[datetime, _Minute], store: SqlStore, since: datetime, until
         into.setdefault(minute, _Minute()).throttles[key or "(none)"] += n
 
 
-def _window(minutes: dict[datetime, _Minute], since: datetime) -> dict[str, Any]:
-    counts: Counter[str] = Counter()
-    throttles: Counter[str] = Counter()
-    nbytes = 0
-    for m, slot in minutes.items():
-        if m >= since:
-            counts.update(slot.counts)
-            throttles.update(slot.throttles)
-            nbytes += slot.bytes
+def _window(base: _Totals, recent: _Totals, top: int = 25) -> dict[str, Any]:
+    """A window's figures: the settled minutes' totals plus the fresh minutes.
+
+    The busiest keys are found without merging the settled counter (one entry per throttled
+    key of the day): a key absent from the fresh minutes keeps its settled count, so the top
+    keys are among the settled top ones and the fresh ones.
+    """
+    counts = base.counts + recent.counts
+    candidates = {k for k, _n in base.top_throttles(top)} | set(recent.throttles)
+    merged = {k: base.throttles.get(k, 0) + recent.throttles.get(k, 0) for k in candidates}
     return {
         "crawls": dict(sorted(counts.items())),
         "total": sum(counts.values()),
-        "bytes": nbytes,
-        "throttles_by_key": [
-            {"key": k, "throttles": n}
-            for k, n in sorted(throttles.items(), key=lambda kv: (-kv[1], kv[0]))[:25]
-        ],
+        "bytes": base.bytes + recent.bytes,
+        "throttles_by_key": [{"key": k, "throttles": n} for k, n in _top(merged, top)],
     }
+
+
+def _top(counter: Mapping[str, int], n: int) -> list[tuple[str, int]]:
+    return heapq.nsmallest(n, counter.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 def chart_minutes(
@@ -131,16 +191,13 @@ def _websub_stats() -> Callable[[SqlStore, datetime], dict[str, Any]] | None:
 def crawlstats(
     store: SqlStore, settings: Settings, cache: MinuteCache, now: datetime
 ) -> dict[str, Any]:
-    minutes = cache.minutes(store, now)
+    minutes, window = cache.view(store, now)
     out: dict[str, Any] = {
         "generated_at": now,
-        "last_hour": _window(minutes, floor_minute(now - HOUR) + timedelta(minutes=1)),
-        "last_day": _window(minutes, floor_minute(now - DAY)),
+        "last_hour": window(floor_minute(now - HOUR) + timedelta(minutes=1)),
+        "last_day": window(floor_minute(now - DAY)),
         "queue": repo.queue_stats(store, now, dead_probe_interval=settings.dead_probe_interval),
-        "feeds": {
-            "by_status": repo.status_counts(store),
-            "by_kind": repo.kind_counts(store),
-        },
+        "feeds": {"by_status": repo.status_counts(store)},
         "troubled_feeds": repo.troubled_feeds(store, limit=20),
         "per_minute": [{"minute": m, "counts": c} for m, c in chart_minutes(minutes, now)],
         "websub": None,
