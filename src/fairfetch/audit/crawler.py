@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,6 +31,7 @@ from lxml import etree
 from protego import Protego
 
 from fairfetch.audit.crawlfile import CrawlFile
+from fairfetch.audit.pacing import Pacer
 from fairfetch.audit.pagerows import Fetched
 from fairfetch.audit.probe import ProbeQueue
 from fairfetch.audit.sink import InProcessSink, ProcessSink, Sink
@@ -111,6 +113,7 @@ class _Crawl:
         self.scope = Scope(start_url, registrable_domain=options.registrable_domain)
         self.concurrency = max(1, options.concurrency or settings.per_host_in_flight)
         self.site_slots = asyncio.Semaphore(self.concurrency)
+        self.pacer = Pacer(settings.per_key_gap)
         self.sink: Sink
         if options.parse_process:
             self.sink = ProcessSink(
@@ -189,7 +192,7 @@ class _Crawl:
         try:
             internal = self.scope.contains(url)
             if internal:
-                async with self.site_slots:
+                async with self._site_turn():
                     result = await self._head_or_get(url)
             else:
                 result = await self._head_or_get(url)
@@ -237,9 +240,30 @@ class _Crawl:
             )
 
     # --- robots and sitemaps -----------------------------------------------------------------
+    def _apply_robots(self, body: str) -> list[str]:
+        """Crawl-delay into the pacer; the Sitemap: lines of robots.txt."""
+        try:
+            parsed = Protego.parse(body)
+            delay = parsed.crawl_delay(self.settings.user_agent) or 0.0
+            sitemaps = [u for u in (normalize(s) for s in parsed.sitemaps) if u]
+        except Exception:  # a robots.txt protego cannot read gives us nothing to apply
+            return []
+        self.pacer.gap = max(self.settings.per_key_gap, float(delay))
+        return sitemaps
+
+    @asynccontextmanager
+    async def _site_turn(self) -> AsyncIterator[None]:
+        """One request to the audited site: a slot, then our turn under the pacer."""
+        async with self.site_slots:
+            await self.pacer.wait()
+            yield
+
     async def _robots_and_sitemaps(self) -> list[str]:
-        if self.options.resume and self.cf.conn.execute("SELECT 1 FROM robots").fetchone():
-            return [u for u in self.cf.sitemap_url_list() if self.scope.contains(u)]
+        if self.options.resume:
+            row = self.cf.conn.execute("SELECT body FROM robots").fetchone()
+            if row is not None:
+                self._apply_robots(row[0] or "")
+                return [u for u in self.cf.sitemap_url_list() if self.scope.contains(u)]
         origin = self.start_url.split("/", 3)
         base = f"{origin[0]}//{origin[2]}"
         robots_url = base + "/robots.txt"
@@ -251,15 +275,9 @@ class _Crawl:
             (robots_url, res.status, body, f"{res.error_kind}: {res.error_detail}"
              if res.error_kind else None),
         )
+        sitemap_files = self._apply_robots(body) if body else []
         if not self.options.use_sitemaps:
             return []
-        sitemap_files: list[str] = []
-        if body:
-            try:
-                sitemap_files = [u for u in (normalize(s) for s in Protego.parse(body).sitemaps)
-                                 if u]
-            except Exception:  # a robots.txt protego cannot read has no sitemap lines for us
-                sitemap_files = []
         if not sitemap_files:
             sitemap_files = [base + "/sitemap.xml"]
         urls: list[str] = []
@@ -271,7 +289,7 @@ class _Crawl:
             if sm in seen_files:
                 continue
             seen_files.add(sm)
-            async with self.site_slots:
+            async with self._site_turn():
                 res = await self.fetcher.fetch(sm, check_robots=False)
             if not res.ok:
                 err: str | None = (
@@ -299,19 +317,16 @@ class _Crawl:
 
     # --- pages -------------------------------------------------------------------------------
     async def _fetch_page(self, page_id: int, url: str) -> None:
-        async with self.site_slots:
-            result = await self.fetcher.fetch(
-                url, follow_redirects=False, check_robots=self.settings.obey_robots
-            )
-        for _ in range(3):
-            if not result.throttled:
-                break
-            # A throttle is an instruction: wait as told, then ask again (bounded).
-            await asyncio.sleep(min(result.retry_after or 1.0, 300.0))
-            async with self.site_slots:
+        for attempt in range(4):
+            async with self._site_turn():
                 result = await self.fetcher.fetch(
                     url, follow_redirects=False, check_robots=self.settings.obey_robots
                 )
+            if not result.throttled or attempt == 3:
+                break
+            # A throttle is an instruction about the whole site: every worker waits, then this
+            # page is asked again (three times at most; then its 429/503 is recorded).
+            self.pacer.pause(result.retry_after or 1.0)
         await self._store_page(page_id, url, result)
 
     async def _store_page(self, page_id: int, url: str, result: FetchResult) -> None:

@@ -1,0 +1,45 @@
+"""Pacing of requests to the audited site: a minimum gap between request starts (the larger of
+``per_key_gap`` and robots.txt's Crawl-delay) and a site-wide pause when the site throttles.
+
+A throttle (429, 503 + Retry-After) is an instruction about the whole site, not about the one
+page that got it: every worker waits, not only the one that was told.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+
+__all__ = ["Pacer"]
+
+
+class Pacer:
+    def __init__(
+        self,
+        gap: float,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.gap = max(0.0, gap)
+        self.clock = clock
+        self.sleep = sleep
+        self.next_start = 0.0
+        self.paused_until = 0.0
+
+    def reserve(self) -> float:
+        """Claim the next start slot; returns how long the caller must wait for it."""
+        now = self.clock()
+        start = max(now, self.next_start, self.paused_until)
+        self.next_start = start + self.gap
+        return start - now
+
+    async def wait(self) -> None:
+        delay = self.reserve()
+        if delay > 0:
+            await self.sleep(delay)
+
+    def pause(self, seconds: float) -> None:
+        """The site asked us to wait (Retry-After): nobody starts before then."""
+        self.paused_until = max(self.paused_until, self.clock() + max(0.0, seconds))
