@@ -56,8 +56,16 @@ def subscribe(
     )
     result = request_subscription(store, req, feed_url)
     sub = result.subscription
+    if result.throttled:
+        console.print(
+            f"a confirmation mail went to {req.email} less than an hour ago: follow its link "
+            f"(settings updated; no new mail)",
+            highlight=False,
+        )
+        return
     if result.confirm_outbox_id is None:
-        console.print(f"{req.email} is already subscribed to {feed_url} (settings updated)")
+        console.print(f"{req.email} is already subscribed to {feed_url} (settings updated)",
+                      highlight=False)
         return
     report = asyncio.run(send_one(store, settings, result.confirm_outbox_id))
     state = "sent" if report.sent else "queued (the mail server did not take it yet)"

@@ -94,11 +94,13 @@ def subscribe_post(
         )
     except InputError as exc:
         return _page("subscribe.html", 422, feed=record, error=str(exc), values=values)
-    result = request_subscription(store, req, record.id)
+    # the public form never changes an active subscription (that needs the manage link)
+    result = request_subscription(store, req, record.id, update_active=False)
     if result.confirm_outbox_id is not None:
         background.add_task(_send_confirmation, store, settings, result.confirm_outbox_id)
-    return _page("subscribed.html", feed=record, email=req.email,
-                 pending=result.confirm_outbox_id is not None)
+    state = "sent" if result.confirm_outbox_id is not None else (
+        "recent" if result.throttled else "active")
+    return _page("subscribed.html", feed=record, email=req.email, state=state)
 
 
 @router.get("/confirm/{token}", response_class=HTMLResponse)

@@ -94,7 +94,12 @@ def find_or_add_feed(store: SqlStore, key: str | int, now: datetime) -> FeedReco
 
 
 def request_subscription(
-    store: SqlStore, req: SubscriptionRequest, feed_key: str | int, *, now: datetime | None = None
+    store: SqlStore,
+    req: SubscriptionRequest,
+    feed_key: str | int,
+    *,
+    now: datetime | None = None,
+    update_active: bool = True,
 ) -> repo.Subscribed:
     at = now or datetime.now(UTC)
     feed = find_or_add_feed(store, feed_key, at)
@@ -109,6 +114,7 @@ def request_subscription(
         only=req.only,
         exclude=req.exclude,
         now=at,
+        update_active=update_active,
     )
 
 

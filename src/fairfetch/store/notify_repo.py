@@ -10,7 +10,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -76,8 +76,16 @@ def _message_local() -> str:
 class Subscribed:
     subscription: dict[str, Any]
     created: bool
-    #: the confirmation mail's outbox id, None when none was queued (already active)
+    #: the confirmation mail's outbox id, None when none was queued (already active, or one was
+    #: sent less than CONFIRM_RESEND_AFTER ago)
     confirm_outbox_id: int | None
+    #: a confirmation mail went out recently, so none was queued (no mail-bombing via the form)
+    throttled: bool = False
+
+
+#: A pending subscription gets at most one confirmation mail per this interval, however often
+#: the public form is posted for that address.
+CONFIRM_RESEND_AFTER = timedelta(hours=1)
 
 
 def _reader(conn: sa.Connection, email: str, tz: str | None, now: datetime) -> dict[str, Any]:
@@ -116,12 +124,16 @@ def subscribe(
     only: Sequence[str],
     exclude: Sequence[str],
     now: datetime,
+    update_active: bool = True,
 ) -> Subscribed:
     """Create (or renew) a pending subscription and queue its confirmation mail.
 
-    An active subscription keeps working and gets the new settings; a pending or unsubscribed one
-    goes (back) to pending with a fresh confirmation token and a new confirmation mail.
+    An active subscription keeps working and gets the new settings when ``update_active`` (the
+    CLI; the public web form passes False: a stranger must not change someone's subscription);
+    a pending or unsubscribed one goes (back) to pending with a fresh confirmation token and a
+    new confirmation mail, at most one per CONFIRM_RESEND_AFTER.
     """
+    throttled = False
     with store.engine.begin() as conn:
         reader = _reader(conn, email, tz, now)
         values = {
@@ -152,6 +164,20 @@ def subscribe(
                 )
             )
         elif sub["status"] == "active":
+            if update_active:
+                conn.execute(
+                    notify_subscriptions.update()
+                    .where(notify_subscriptions.c.id == sub["id"])
+                    .values(**values)
+                )
+        elif sub["status"] == "pending" and conn.execute(
+            sa.select(notify_outbox.c.id).where(
+                notify_outbox.c.kind == "confirm",
+                notify_outbox.c.subscription_id == sub["id"],
+                notify_outbox.c.created_at > now - CONFIRM_RESEND_AFTER,
+            )
+        ).first() is not None:
+            throttled = True
             conn.execute(
                 notify_subscriptions.update()
                 .where(notify_subscriptions.c.id == sub["id"])
@@ -172,7 +198,7 @@ def subscribe(
         )
         assert sub is not None
         outbox_id = None
-        if sub["status"] == "pending":
+        if sub["status"] == "pending" and not throttled:
             outbox_id = _insert_outbox(
                 conn,
                 dedupe_key=f"confirm:{sub['id']}:{sub['confirm_token']}",
@@ -182,7 +208,7 @@ def subscribe(
                 now=now,
                 due_at=now,
             )
-    return Subscribed(sub, created, outbox_id)
+    return Subscribed(sub, created, outbox_id, throttled)
 
 
 def confirm(store: SqlStore, token: str, now: datetime) -> dict[str, Any]:

@@ -144,3 +144,20 @@ def test_notify_outbox_page_is_not_served_for_a_real_mail_server(world):
     app.include_router(router)
     with TestClient(app) as client:
         assert client.get("/outbox").status_code == 404
+
+
+def test_notify_public_form_cannot_mail_bomb_or_change_active_subscriptions(site):
+    fid = _subscribe(site, "ana@example.test")
+    for _ in range(3):  # posted again and again: still one confirmation mail
+        r = site.client.post("/subscribe", data={"feed": str(fid), "email": "ana@example.test"})
+        assert "less than an hour ago" in r.text
+    assert len(site.sink.mails) == 1
+    [sub] = repo.list_subscriptions(site.world.store)
+    repo.confirm(site.world.store, sub["confirm_token"], T0)
+    # a stranger posting the form for an active reader changes nothing and sends nothing
+    r = site.client.post("/subscribe", data={"feed": str(fid), "email": "ana@example.test",
+                                             "mode": "weekly", "only": "spam"})
+    assert "already subscribed" in r.text
+    [after] = repo.list_subscriptions(site.world.store)
+    assert (after["mode"], after["only_categories"]) == ("realtime", [])
+    assert len(site.sink.mails) == 1
