@@ -111,6 +111,8 @@ def _overview(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterato
     not_checked = json.loads(meta.get("not_checked") or "{}")
     for reason, n in sorted(not_checked.items()):
         yield (f"URLs not checked (all kinds): {reason}", n)
+    for reason, n in sorted(json.loads(meta.get("links_skipped") or "{}").items()):
+        yield (f"Links not followed: {reason}", n)
     for sev in SEVERITIES:
         yield (f"Findings: {sev}", sum(1 for f in run.findings if CATALOGUE[f.rule_id].severity
                                        == sev))
