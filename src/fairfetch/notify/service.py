@@ -8,6 +8,7 @@ Message-ID; nothing is marked sent before the server accepted it, so nothing is 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -213,6 +214,7 @@ async def send_due(
     *,
     options: NotifyOptions | None = None,
     only_ids: set[int] | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> SendReport:
     """Deliver every notification and digest due at ``now`` (default: the clock), then return.
 
@@ -235,6 +237,8 @@ async def send_due(
                 store, [r["id"] for r in rows if r["kind"] in ("confirm", "item")]
             )
             for row in rows:
+                if should_stop is not None and should_stop():
+                    return report
                 await pacer.wait()
                 ok = await _deliver(
                     store, settings, session, row, now or _utcnow(), report, contexts
@@ -255,15 +259,23 @@ async def send_one(store: SqlStore, settings: Settings, outbox_id: int) -> SendR
 
 
 async def run_forever(store: SqlStore, settings: Settings, stop: asyncio.Event) -> None:
-    """The ``run`` command's notifier: a pass every few seconds until ``stop`` is set."""
+    """The ``run`` command's notifier: a pass every few seconds until ``stop`` is set.
+
+    Each pass runs in a worker thread with its own event loop: its database calls are blocking
+    (SQLAlchemy), and the loop of ``run`` is shared with the crawler and the web app. ``stop``
+    is honoured between messages.
+    """
     opts = NotifyOptions.from_env()
+    log = logging.getLogger(__name__)
+
+    def one_pass() -> SendReport:
+        return asyncio.run(send_due(store, settings, options=opts, should_stop=stop.is_set))
+
     while not stop.is_set():
         try:
-            await send_due(store, settings, options=opts)
-        except Exception as exc:  # a bad pass must not end the notifier; it is logged
-            import logging
-
-            logging.getLogger(__name__).exception("notify pass failed: %s", exc)
+            await asyncio.to_thread(one_pass)
+        except Exception:  # a bad pass must not end the notifier; it is logged, and retried
+            log.exception("notify pass failed")
         try:
             await asyncio.wait_for(stop.wait(), timeout=opts.poll_seconds)
         except TimeoutError:

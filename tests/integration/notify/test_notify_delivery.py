@@ -264,3 +264,26 @@ async def test_notify_unsubscribed_pending_items_are_cancelled_not_sent(mail_wor
         row = conn.execute(sa.select(notify_outbox).where(notify_outbox.c.kind == "item")).one()
     assert row.status == "cancelled"
     assert "unsubscribed" in row.last_error
+
+
+async def test_notify_run_forever_delivers_and_stops(mail_world, smtp_server):
+    import asyncio
+
+    from fairfetch.notify.service import run_forever
+
+    w = mail_world
+    fid = w.add_feed("https://a.example.test/feed")
+    w.subscribe("ana@example.test", fid)
+    from datetime import UTC, datetime
+
+    w.write(fid, [w.entry("live")], at=datetime.now(UTC))
+    stop = asyncio.Event()
+    got_one = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    smtp_server.handler.on_data = lambda _got: loop.call_soon_threadsafe(got_one.set)
+    task = asyncio.create_task(run_forever(w.store, w.settings, stop))
+    await asyncio.wait_for(got_one.wait(), timeout=60)
+    stop.set()
+    await asyncio.wait_for(task, timeout=60)
+    assert [r.msg["Subject"] for r in smtp_server.accepted] == [
+        "[https://a.example.test/feed] live"]
