@@ -107,7 +107,10 @@ def extract_page(body: bytes, url: str) -> PageFacts:
         return facts
     facts.lang = (root.attributes.get("lang") or "").strip()
     base = url
-    base_node = tree.css_first("head base[href]")
+    # A substring test on the raw bytes is ~100x cheaper than a CSS query over the tree, so
+    # queries for elements most pages lack run only when the tag name occurs at all.
+    lowered = body.lower() if len(body) < 2_000_000 else body
+    base_node = tree.css_first("head base[href]") if b"<base" in lowered else None
     if base_node is not None:
         resolved = resolve_link(url, base_node.attributes.get("href") or "")
         if resolved:
@@ -186,7 +189,12 @@ def extract_page(body: bytes, url: str) -> PageFacts:
             facts.assets.append(
                 Asset(target, "image", attrs.get("alt"), attrs.get("width"), attrs.get("height"))
             )
-    for node in tree.css("video[src], audio[src], source[src]"):
+    media = (
+        tree.css("video[src], audio[src], source[src]")
+        if b"<video" in lowered or b"<audio" in lowered or b"<source" in lowered
+        else []
+    )
+    for node in media:
         target = resolve_link(base, node.attributes.get("src") or "", origin)
         if target:
             facts.assets.append(Asset(target, "media"))
@@ -199,6 +207,8 @@ def extract_page(body: bytes, url: str) -> PageFacts:
 
     region_of: dict[int, str] = {}
     for region in _REGIONS:
+        if b"<" + region.encode() not in lowered:
+            continue
         for node in tree.css(f"{region} a[href]"):
             region_of.setdefault(node.mem_id, region)
     for node in tree.css("a[href]"):
