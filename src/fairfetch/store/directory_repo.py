@@ -108,6 +108,8 @@ def _filters(kind: str | None, status: str | None) -> list[sa.ColumnElement[bool
 class Page:
     rows: list[dict[str, Any]]
     total: int
+    #: False when a search matched too much to rank and lists newest first instead.
+    ranked: bool = True
 
 
 def list_feeds(
@@ -201,7 +203,7 @@ def _search_sqlite(
                 r["id"]: dict(r)
                 for r in conn.execute(sa.select(*_SUMMARY).where(feeds.c.id.in_(ids))).mappings()
             }
-            return Page([found[i] for i in ids if i in found], total)
+            return Page([found[i] for i in ids if i in found], total, total <= RANK_LIMIT)
         hits = (
             sa.select(feeds_fts.c.rowid.label("fid"), rank.label("rank"))
             .select_from(feeds_fts)
@@ -222,7 +224,7 @@ def _search_sqlite(
             .offset(offset)
         )
         rows = [dict(r) for r in conn.execute(rows_q).mappings()]
-    return Page(rows, total)
+    return Page(rows, total, total <= RANK_LIMIT)
 
 
 def kind_counts(store: SqlStore) -> dict[str, int]:

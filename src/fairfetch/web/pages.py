@@ -217,6 +217,7 @@ def search(
             "words": repo.query_words(q or ""),
             "rows": result.rows,
             "total": result.total,
+            "ranked": result.ranked,
             "page": page,
             "per_page": per_page,
             "pages": max(1, -(-result.total // per_page)),

@@ -152,8 +152,11 @@ def test_web_search_ranks_narrow_queries_and_lists_broad_ones_newest_first(
     ranked = [r["id"] for r in repo.search_feeds(store, "radio").rows]
     assert ranked[-1] == c  # the author match weighs less than title matches
     assert set(ranked) == {a, b, c}
+    assert repo.search_feeds(store, "radio").ranked
     monkeypatch.setattr(repo, "RANK_LIMIT", 2)
-    assert [r["id"] for r in repo.search_feeds(store, "radio").rows] == [c, b, a]
+    broad = repo.search_feeds(store, "radio")
+    assert [r["id"] for r in broad.rows] == [c, b, a]
+    assert not broad.ranked
     assert [r["id"] for r in repo.search_feeds(store, "radio", kind="blog").rows] == [c, b, a]
     page = repo.search_feeds(store, "radio", limit=1, offset=1)
     assert ([r["id"] for r in page.rows], page.total) == ([b], 3)
