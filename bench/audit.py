@@ -148,11 +148,22 @@ def _child(*args: str) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
+def _best(old: dict | None, new: dict) -> dict:
+    if old is None:
+        return new
+    best = dict(new if new["crawl_s"] < old["crawl_s"] else old)
+    for key in ("rss_mib", "crawl_rss_mib", "child_rss_mib"):
+        if key in new:
+            best[key] = max(old.get(key, 0.0), new[key])
+    return best
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--pages", type=int, default=10_000)
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--no-scrapy", action="store_true")
+    p.add_argument("--repeat", type=int, default=2, help="rounds; each keeps its best")
     p.add_argument("--parse-process", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--modes", default="inprocess,process",
                    help="fairfetch modes to run: inprocess, process (parse in a 2nd process)")
@@ -173,18 +184,25 @@ def main() -> None:
     try:
         assert server.stdout is not None
         port = int(server.stdout.readline())
-        results = {}
-        for mode in a.modes.split(","):
-            with tempfile.TemporaryDirectory() as tmp:
-                crawl_file = str(Path(tmp) / "bench.db")
-                extra = ["--parse-process"] if mode == "process" else []
-                results[mode] = _child(
-                    "--ours", f"http://s{a.pages}.acme-audit.test:{port}/", crawl_file,
-                    "--concurrency", str(a.concurrency), *extra,
+        # Rounds interleave the contenders so a burst of load from other jobs on the machine
+        # hits both; each contender keeps its best round (peak RSS: its worst).
+        results: dict[str, dict] = {}
+        peer = None
+        for _ in range(a.repeat):
+            for mode in a.modes.split(","):
+                with tempfile.TemporaryDirectory() as tmp:
+                    crawl_file = str(Path(tmp) / "bench.db")
+                    extra = ["--parse-process"] if mode == "process" else []
+                    r = _child(
+                        "--ours", f"http://s{a.pages}.acme-audit.test:{port}/", crawl_file,
+                        "--concurrency", str(a.concurrency), *extra,
+                    )
+                results[mode] = _best(results.get(mode), r)
+            if not a.no_scrapy:
+                r = _child(
+                    "--scrapy", f"http://127.0.0.1:{port}/", "--concurrency", str(a.concurrency)
                 )
-        peer = None if a.no_scrapy else _child(
-            "--scrapy", f"http://127.0.0.1:{port}/", "--concurrency", str(a.concurrency)
-        )
+                peer = _best(peer, r)
     finally:
         server.terminate()
         server.wait()
@@ -194,7 +212,8 @@ def main() -> None:
         return (f"{name:<34} {r['pages']:>7} pages {r['pages'] / secs:>9.0f} pages/s "
                 f"{r['items'] / secs:>10.0f} items/s {r['rss_mib']:>7.1f} MiB peak RSS")
 
-    print(f"site: {a.pages} generated pages (~20 links each), concurrency {a.concurrency}")
+    print(f"site: {a.pages} generated pages (~20 links each), concurrency {a.concurrency}, "
+          f"best of {a.repeat} interleaved rounds")
     peer_rate = peer["pages"] / peer["crawl_s"] if peer else None
     for mode, ours in results.items():
         label = "fairfetch" + (" +parse process" if mode == "process" else "")
