@@ -70,6 +70,11 @@ class Settings:
     outage_keys: int = 20
     #: Entries written per transaction.
     batch_size: int = 200
+    #: Worker processes that parse feeds during large crawls (0: parse in the event loop).
+    #: Parsing is the crawler's biggest CPU cost; a second process lets it use a second core.
+    parse_processes: int = 1
+    #: A crawl pass with at least this many due feeds starts the parse processes.
+    parse_pool_threshold: int = 200
 
     # --- web ---------------------------------------------------------------------------------
     #: Base URL at which serve/run is reachable (WebSub callbacks and links in emails).

@@ -152,6 +152,11 @@ def print_stats(data: dict[str, Any]) -> None:
     )
 
 
+async def _refresh(env: Any, urls: list[str]) -> CrawlSummary:
+    async with Crawler(env.store, env.settings) as crawler:
+        return await crawler.refresh(urls)
+
+
 @app.command("demo")
 def demo(
     ctx: typer.Context,
@@ -169,10 +174,28 @@ def demo(
             f"{len(env.feeds)} feeds added to {env.settings.db}",
             highlight=False,
         )
+        # A local mail catcher and two demo readers, so notifications flow to /outbox.
+        from fairfetch.notify.demo import demo_mail
+
+        sink, env.settings = demo_mail(
+            env.store, env.settings, [f.id for f in env.store.iter_feeds()]
+        )
         summary = crawl_with_progress(Crawler(env.store, env.settings), max_feeds=None)
         _print_summary(summary)
+        # An hour passes on the simulated web: the growing feeds publish, and since their
+        # backlog was recorded on the first crawl, what they publish now is news for readers.
+        env.testbed.clock.advance(3600)
+        growing = [f.url for f in env.feeds if f.behaviour == "growing"]
+        if growing:
+            fresh = asyncio.run(_refresh(env, growing))
+            console.print(
+                f"an hour later: {fresh.new_entries} new entries on {len(growing)} growing feeds "
+                "→ notifications queued for the demo readers",
+                highlight=False,
+            )
         print_stats(env.store.stats(utcnow(), dead_probe_interval=env.settings.dead_probe_interval))
         if not serve:
+            sink.stop()
             return
         try:
             from fairfetch.web.serve import run_service
@@ -181,8 +204,12 @@ def demo(
             return
         console.print(
             f"\n[bold green]Open http://127.0.0.1:{port}/[/bold green]  "
-            f"(crawlstats: http://127.0.0.1:{port}/crawlstats, admin token: "
+            f"(crawlstats: http://127.0.0.1:{port}/crawlstats, mails sent: "
+            f"http://127.0.0.1:{port}/outbox, admin token: "
             f"{env.settings.admin_token!r}). Ctrl-C to stop.",
             highlight=False,
         )
-        run_service(env.settings, env.store, host="127.0.0.1", port=port)
+        try:
+            run_service(env.settings, env.store, host="127.0.0.1", port=port)
+        finally:
+            sink.stop()

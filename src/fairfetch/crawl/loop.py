@@ -13,10 +13,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import multiprocessing
 import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -174,6 +177,7 @@ class Crawler:
         #: Poll jobs queued in the dispatcher and not started yet, by feed id (for deferral).
         self._waiting: dict[int, _Job] = {}
         self._on_result: Callable[[FeedResult], None] | None = None
+        self._pool: ProcessPoolExecutor | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -213,6 +217,9 @@ class Crawler:
         if self._own_fetcher and self._fetcher is not None:
             await self._fetcher.aclose()
             self._fetcher = None
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
 
     async def __aenter__(self) -> Crawler:
         return self
@@ -238,6 +245,7 @@ class Crawler:
             due = min(due, max_feeds)
         if on_total:
             on_total(due)
+        self._start_pool(due)
         summary = CrawlSummary(due=due)
         futures = []
         for feed in self._stream_due(now, due):
@@ -508,7 +516,7 @@ class Crawler:
                 hint_seconds=_hint_seconds(Feed(), result.headers),
             )
         elif result.ok:
-            parsed = parse_feed(result.body, url=result.final_url, headers=result.headers)
+            parsed = await self._parse(result)
             if not parsed.ok:
                 kind = "not_a_feed" if looks_like_html(result.body) else "parse"
                 detail = "; ".join(parsed.problems[:3]) or kind
@@ -575,6 +583,28 @@ class Crawler:
             await self._flush_held(as_outage=False)
         assert self._write_queue is not None
         await self._write_queue.put((write, job, entry_ids if job.keep_ids else frozenset()))
+
+    async def _parse(self, result: FetchResult) -> Feed:
+        """Parse in the worker processes when a large crawl started them, else here."""
+        headers = dict(result.headers)
+        if self._pool is not None:
+            loop = asyncio.get_running_loop()
+            try:
+                return await loop.run_in_executor(
+                    self._pool, parse_feed, result.body, result.final_url, headers
+                )
+            except BrokenProcessPool:
+                log.error("parse process died; parsing in the event loop from now on")
+                self._pool = None
+        return parse_feed(result.body, url=result.final_url, headers=headers)
+
+    def _start_pool(self, due: int) -> None:
+        n = self.settings.parse_processes
+        if self._pool is None and n > 0 and due >= self.settings.parse_pool_threshold:
+            # spawn, not fork: this process has threads (the writer) and open sockets.
+            self._pool = ProcessPoolExecutor(
+                max_workers=n, mp_context=multiprocessing.get_context("spawn")
+            )
 
     async def _internal_error(self, job: _Job, exc: BaseException) -> None:
         now = self.clock()

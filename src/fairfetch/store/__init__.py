@@ -17,3 +17,7 @@ def open_store(url: str) -> SqlStore:
 
 
 __all__ = ["CrawlWrite", "FeedRecord", "SqlStore", "WriteResult", "dumps", "link_row", "open_store"]
+
+# Registers the notification outbox as a new-entries hook, so that every store — whoever opens
+# it — writes notifications in the same transaction as the entries that cause them.
+import fairfetch.store.notify_repo  # noqa: E402, F401
