@@ -28,7 +28,10 @@ from pathlib import Path
 
 
 def _peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    """Peak RSS of this process plus its largest child (our parse and writer processes)."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return (own + children) / 1024.0
 
 
 def _patch_resolver() -> None:
@@ -95,7 +98,7 @@ def run_ours(port: int, urls: list[str]) -> dict[str, float]:
         assert summary.counts["ok"] + summary.counts["not_modified"] == len(urls), summary.as_dict()
         return elapsed
 
-    full = asyncio.run(once())
+    full = asyncio.run(once())  # the Crawler's worker processes have exited here
     store.set_due([f.id for f in store.iter_feeds()], utcnow())
     cpu0 = time.process_time()
     conditional = asyncio.run(once())
@@ -163,10 +166,15 @@ def main() -> None:
         stderr=subprocess.STDOUT,
     )
     try:
-        assert testbed.stdout is not None
-        for line in testbed.stdout:  # wait for the testbed to say it listens
-            if b"127.0.0.1" in line:
+        deadline = time.monotonic() + 60
+        while True:  # wait until the testbed answers on its control host
+            try:
+                _testbed_stats(port)
                 break
+            except OSError:
+                if time.monotonic() > deadline or testbed.poll() is not None:
+                    raise
+                time.sleep(0.2)
         results = {}
         violations = {}
         for name in CONTENDERS:

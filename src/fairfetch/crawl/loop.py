@@ -36,7 +36,7 @@ from fairfetch.net.backends import detect_backend
 from fairfetch.net.fetch import Fetcher
 from fairfetch.net.outcome import NETWORK_ERROR_KINDS, FetchResult
 from fairfetch.net.politeness import BackendGrouper, Dispatcher, Feedback, politeness_key
-from fairfetch.store import CrawlWrite, FeedRecord, SqlStore
+from fairfetch.store import CrawlWrite, FeedRecord, SqlStore, WriteResult
 
 log = logging.getLogger("fairfetch.crawl")
 
@@ -178,6 +178,7 @@ class Crawler:
         self._waiting: dict[int, _Job] = {}
         self._on_result: Callable[[FeedResult], None] | None = None
         self._pool: ProcessPoolExecutor | None = None
+        self._write_pool: ProcessPoolExecutor | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -217,9 +218,10 @@ class Crawler:
         if self._own_fetcher and self._fetcher is not None:
             await self._fetcher.aclose()
             self._fetcher = None
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        for pool in (self._pool, self._write_pool):
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = self._write_pool = None
 
     async def __aenter__(self) -> Crawler:
         return self
@@ -599,12 +601,24 @@ class Crawler:
         return parse_feed(result.body, url=result.final_url, headers=headers)
 
     def _start_pool(self, due: int) -> None:
+        """For large passes, parse in worker processes and write from a writer process.
+
+        Both are CPU-heavy Python; in this process they would take the GIL from the event loop
+        (measured: the loop's socket calls waited on the writer thread). The writer process is
+        still the one writer, so batches stay serialised. ``spawn``, not ``fork``: this process
+        has threads and open sockets.
+        """
         n = self.settings.parse_processes
-        if self._pool is None and n > 0 and due >= self.settings.parse_pool_threshold:
-            # spawn, not fork: this process has threads (the writer) and open sockets.
-            self._pool = ProcessPoolExecutor(
-                max_workers=n, mp_context=multiprocessing.get_context("spawn")
-            )
+        if n <= 0 or due < self.settings.parse_pool_threshold:
+            return
+        ctx = multiprocessing.get_context("spawn")
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx)
+            for _ in range(n):  # start the processes now, while the first fetches are out
+                self._pool.submit(_warm_up, None)
+        if self._write_pool is None and _shareable(self.store.url):
+            self._write_pool = ProcessPoolExecutor(max_workers=1, mp_context=ctx)
+            self._write_pool.submit(_warm_up, self.store.url)
 
     async def _internal_error(self, job: _Job, exc: BaseException) -> None:
         now = self.clock()
@@ -699,8 +713,15 @@ class Crawler:
             batch = [first]
             while len(batch) < self.settings.batch_size and not queue.empty():
                 batch.append(queue.get_nowait())
+            writes = [w for w, _, _ in batch]
             try:
-                written = await asyncio.to_thread(self.store.write, [w for w, _, _ in batch])
+                if self._write_pool is not None:
+                    loop = asyncio.get_running_loop()
+                    written = await loop.run_in_executor(
+                        self._write_pool, _write_in_child, self.store.url, writes
+                    )
+                else:
+                    written = await asyncio.to_thread(self.store.write, writes)
             except Exception as exc:
                 log.exception("writing %d crawl results failed", len(batch))
                 for _w, job, _ids in batch:
@@ -722,6 +743,30 @@ class Crawler:
                         )
                     )
                 queue.task_done()
+
+
+_CHILD_STORES: dict[str, SqlStore] = {}
+
+
+def _shareable(url: str) -> bool:
+    """A database another process can open too (not an in-memory SQLite)."""
+    return not (url.startswith("sqlite") and (":memory:" in url or url.rstrip("/") == "sqlite:"))
+
+
+def _warm_up(url: str | None) -> None:
+    """Import (and for the writer, open the store) before the first real task arrives."""
+    import fairfetch.feeds.parse  # noqa: F401
+
+    if url is not None and url not in _CHILD_STORES:
+        _CHILD_STORES[url] = SqlStore(url, migrate_schema=False)
+
+
+def _write_in_child(url: str, batch: list[CrawlWrite]) -> list[WriteResult]:
+    """Runs in the writer process: one store per process, schema already migrated."""
+    store = _CHILD_STORES.get(url)
+    if store is None:
+        store = _CHILD_STORES[url] = SqlStore(url, migrate_schema=False)
+    return store.write(batch)
 
 
 @dataclass
