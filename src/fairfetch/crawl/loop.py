@@ -179,6 +179,7 @@ class Crawler:
         self._on_result: Callable[[FeedResult], None] | None = None
         self._pool: ProcessPoolExecutor | None = None
         self._write_pool: ProcessPoolExecutor | None = None
+        self._pool_wanted = False
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -589,6 +590,7 @@ class Crawler:
     async def _parse(self, result: FetchResult) -> Feed:
         """Parse in the worker processes when a large crawl started them, else here."""
         headers = dict(result.headers)
+        self._ensure_pools()
         if self._pool is not None:
             loop = asyncio.get_running_loop()
             try:
@@ -601,21 +603,24 @@ class Crawler:
         return parse_feed(result.body, url=result.final_url, headers=headers)
 
     def _start_pool(self, due: int) -> None:
-        """For large passes, parse in worker processes and write from a writer process.
+        """A large pass may use worker processes; they start at its first full response.
 
-        Both are CPU-heavy Python; in this process they would take the GIL from the event loop
-        (measured: the loop's socket calls waited on the writer thread). The writer process is
-        still the one writer, so batches stay serialised. ``spawn``, not ``fork``: this process
-        has threads and open sockets.
+        Parsing and writing are CPU-heavy Python; in this process they would take the GIL from
+        the event loop (measured: the loop's socket calls waited on the writer thread). The
+        writer process is still the one writer, so batches stay serialised. A pass of 304s
+        needs neither, so nothing starts until there is something to parse.
         """
-        n = self.settings.parse_processes
-        if n <= 0 or due < self.settings.parse_pool_threshold:
+        if self.settings.parse_processes > 0 and due >= self.settings.parse_pool_threshold:
+            self._pool_wanted = True
+
+    def _ensure_pools(self) -> None:
+        if not self._pool_wanted or self._pool is not None:
             return
-        ctx = multiprocessing.get_context("spawn")
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx)
-            for _ in range(n):  # start the processes now, while the first fetches are out
-                self._pool.submit(_warm_up, None)
+        n = self.settings.parse_processes
+        ctx = multiprocessing.get_context("spawn")  # not fork: we have threads and sockets
+        self._pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx)
+        for _ in range(n):
+            self._pool.submit(_warm_up, None)
         if self._write_pool is None and _shareable(self.store.url):
             self._write_pool = ProcessPoolExecutor(max_workers=1, mp_context=ctx)
             self._write_pool.submit(_warm_up, self.store.url)
