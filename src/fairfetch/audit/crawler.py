@@ -415,14 +415,15 @@ class _Crawl:
                 raise AuditError(f"a status check failed: {self.probe_error}") from (
                     self.probe_error
                 )
+            await self.sink.flush()  # the writer is idle from here on: one writer at a time
+            await asyncio.to_thread(self.cf.finalize)
+            # Last: a file with finished_at is complete (in_sitemap, redirect far ends known).
             self.cf.set_meta(
                 finished_at=_now(),
                 cut_short=self.stats.cut_short,
                 not_checked=self.stats.not_checked,
                 links_skipped=self.stats.links_skipped,
             )
-            await self.sink.flush()
-            await asyncio.to_thread(self.cf.finalize)
             self._report()
             return self.stats
         finally:
@@ -576,6 +577,7 @@ async def crawl_site(
             raise AuditError(
                 f"{str(path)!r} is a crawl of {meta.get('start_url')!r}, not of {url!r}"
             )
+        cf.clear_meta("finished_at")  # until this run completes, the file is not finished
         cf.set_meta(
             start_url=url,
             registrable_domain=options.registrable_domain,

@@ -196,6 +196,9 @@ class CrawlFile:
             [(k, v if isinstance(v, str) else json.dumps(v)) for k, v in values.items()],
         )
 
+    def clear_meta(self, *keys: str) -> None:
+        self.conn.executemany("DELETE FROM meta WHERE key = ?", [(k,) for k in keys])
+
     # --- batched writes ----------------------------------------------------------------------
     def write_batch(self, ops: Sequence[tuple[str, Any]]) -> None:
         """Apply a batch of ``(kind, payload)`` operations in one transaction.
