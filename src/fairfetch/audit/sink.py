@@ -122,9 +122,10 @@ def _sink_main(conn: Connection, path: str, start_url: str, by_domain: bool, bat
                 ops = []
             try:
                 msg = conn.recv()
-            except EOFError:  # the crawl process is gone: keep what is complete, then stop
-                if ops:
-                    cf.write_batch(ops)
+            except EOFError:
+                # The crawl process is gone (killed): stop at once without writing more, so a
+                # resumed crawl never races with us. Unwritten pages are still queued in the
+                # file and will be fetched again.
                 return
             tag = msg[0]
             if tag == "page":
