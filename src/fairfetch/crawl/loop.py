@@ -180,6 +180,7 @@ class Crawler:
         self._pool: ProcessPoolExecutor | None = None
         self._write_pool: ProcessPoolExecutor | None = None
         self._pool_wanted = False
+        self._outage_recorded = False
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -557,6 +558,7 @@ class Crawler:
             if "url" in changes:
                 changes["politeness_key"] = politeness_key(changes["url"], extra.get("backend"))
             self.outages.observe_success(time.monotonic())
+            self._outage_recorded = False
         write = CrawlWrite(
             feed_id=feed.id,
             url=feed.url,
@@ -682,7 +684,8 @@ class Crawler:
         held, self._held = self._held, []
         if not held:
             return
-        if as_outage:
+        if as_outage and not self._outage_recorded:
+            self._outage_recorded = True  # one row per outage, however many failures it holds
             started = held[0][0].at
             await asyncio.to_thread(
                 self.store.record_outage,
