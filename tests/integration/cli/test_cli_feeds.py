@@ -125,3 +125,12 @@ def test_crawl_once_exits_zero_with_failed_feeds_and_stats(
     bad = run("feeds", "list", "--status", "broken")
     assert bad.exit_code == 2
     assert "broken" in bad.output
+
+
+def test_show_says_podcast_for_a_declared_show_without_episodes(run, tb: Testbed) -> None:  # type: ignore[no-untyped-def]
+    [spec] = tb.catalog(behaviours=["podcast-empty"])
+    assert run("feeds", "add", spec.url).exit_code == 0
+    shown = json.loads(run("feeds", "show", spec.url, "--json").stdout)
+    assert shown["kind"] == "podcast"
+    assert shown["entry_count"] == 0
+    assert any("itunes:type" in e or "podcast:" in e for e in shown["kind_evidence"])
