@@ -38,6 +38,14 @@ def bound_url(server: uvicorn.Server) -> str:
     raise RuntimeError("server is not listening")
 
 
+def _warm(app: Any) -> None:
+    from datetime import UTC, datetime
+
+    ctx = app.state.fairfetch
+    with contextlib.suppress(Exception):  # a cold cache is only slower, never wrong
+        ctx.minutes.minutes(ctx.store, datetime.now(UTC))
+
+
 async def serve(
     settings: Settings,
     store: SqlStore,
@@ -68,9 +76,14 @@ async def serve(
             )
         if on_started is not None:
             on_started(bound_url(server))
+        # Read the day of crawl minutes for /crawlstats now, off the loop, rather than on the
+        # first visitor's request.
+        warm = asyncio.create_task(asyncio.to_thread(_warm, app))
         stopper = asyncio.create_task(stop.wait())
         await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
         stopper.cancel()
+        with contextlib.suppress(Exception):
+            await warm
     finally:
         server.should_exit = True
         with contextlib.suppress(asyncio.CancelledError, SystemExit):
