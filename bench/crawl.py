@@ -155,28 +155,29 @@ def run_plain(port: int, urls: list[str]) -> dict[str, float]:
 CONTENDERS = {"fairfetch": run_ours, "reader": run_reader, "requests+feedparser": run_plain}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--feeds", type=int, default=1200)
-    parser.add_argument("--contender")
-    parser.add_argument("--port", type=int)
-    args = parser.parse_args()
-    if args.contender:
-        urls = _urls(args.port, args.feeds)
-        print(json.dumps(CONTENDERS[args.contender](args.port, urls)))
-        return
-
+def _scenario(feeds: int, latency: float) -> tuple[dict[str, dict[str, float]], dict[str, int]]:
+    """Start a testbed with ``latency``, run every contender against it, one after another."""
     with socket.socket() as probe:  # a free loopback port for the testbed
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    # A generous platform limit: this benchmark measures crawl speed, not throttling.
     testbed = subprocess.Popen(
-        [sys.executable, "-m", "fairfetch", "testbed", "--port", str(port)],
+        [
+            sys.executable,
+            "-m",
+            "fairfetch",
+            "testbed",
+            "--port",
+            str(port),
+            "--latency",
+            str(latency),
+        ],
         env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
+    results: dict[str, dict[str, float]] = {}
+    violations: dict[str, int] = {}
     try:
         deadline = time.monotonic() + 60
         while True:  # wait until the testbed answers on its control host
@@ -187,8 +188,6 @@ def main() -> None:
                 if time.monotonic() > deadline or testbed.poll() is not None:
                     raise
                 time.sleep(0.2)
-        results = {}
-        violations = {}
         for name in CONTENDERS:
             _testbed_stats(port, reset=True)
             out = subprocess.run(
@@ -200,7 +199,7 @@ def main() -> None:
                     "--port",
                     str(port),
                     "--feeds",
-                    str(args.feeds),
+                    str(feeds),
                 ],
                 env=env,
                 capture_output=True,
@@ -208,18 +207,21 @@ def main() -> None:
                 text=True,
             )
             results[name] = json.loads(out.stdout.strip().splitlines()[-1])
-            stats = _testbed_stats(port)
-            domains = stats.get("domains", {})
+            domains = _testbed_stats(port).get("domains", {})
             violations[name] = sum(1 for d in domains.values() if d["max_in_flight"] > 2)
     finally:
         testbed.terminate()
         testbed.wait()
+    return results, violations
 
-    n = args.feeds
+
+def _report(
+    n: int, latency: float, results: dict[str, dict[str, float]], violations: dict[str, int]
+) -> None:
     ours = results["fairfetch"]
     print(
-        f"feed crawl, {n} testbed blogs on {n} registrable domains, robots.txt honoured "
-        "(first crawl: full fetch + parse + store)"
+        f"\nfeed crawl, {n} testbed blogs on {n} registrable domains, robots.txt honoured, "
+        f"{latency * 1000:.0f} ms per answer (first crawl: full fetch + parse + store)"
     )
     print(
         f"{'contender':22} {'feeds/s':>9} {'seconds':>8} {'peak RSS MB':>12} {'entries':>8} "
@@ -237,8 +239,32 @@ def main() -> None:
         f"costs {ours['cpu_304_s'] / ours['cpu_full_s']:.2f} of the CPU and "
         f"{ours['conditional_s'] / ours['full_s']:.2f} of the time"
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--feeds", type=int, default=1200)
+    parser.add_argument(
+        "--latency",
+        type=float,
+        action="append",
+        help="seconds per answer; repeatable (default: 0 and 0.05 — the crawler's own cost, "
+        "then a web with round trips, where concurrency matters)",
+    )
+    parser.add_argument("--contender")
+    parser.add_argument("--port", type=int)
+    args = parser.parse_args()
+    if args.contender:
+        urls = _urls(args.port, args.feeds)
+        print(json.dumps(CONTENDERS[args.contender](args.port, urls)))
+        return
+    everything = {}
+    for latency in args.latency or [0.0, 0.05]:
+        results, violations = _scenario(args.feeds, latency)
+        _report(args.feeds, latency, results, violations)
+        everything[str(latency)] = {"results": results, "violations": violations}
     Path("bench/out").mkdir(parents=True, exist_ok=True)
-    Path("bench/out/crawl.json").write_text(json.dumps(results, indent=2))
+    Path("bench/out/crawl.json").write_text(json.dumps(everything, indent=2))
 
 
 if __name__ == "__main__":

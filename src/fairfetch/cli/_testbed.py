@@ -18,12 +18,17 @@ def run_testbed(
     letterbox_rate: Annotated[
         float, typer.Option("--letterbox-rate", help="Letterbox platform limit, requests/s")
     ] = 20.0,
+    latency: Annotated[
+        float, typer.Option("--latency", help="Seconds each answer waits (simulated round trip)")
+    ] = 0.0,
 ) -> None:
     """Serve the deterministic simulated web (thousands of *.test hosts) on 127.0.0.1."""
     from fairfetch.testbed import CONTROL_HOST, Testbed
 
     async def serve() -> None:
-        testbed = Testbed(seed, port=port, realtime=True, letterbox_rate=letterbox_rate)
+        testbed = Testbed(
+            seed, port=port, realtime=True, letterbox_rate=letterbox_rate, latency=latency
+        )
         await testbed.start()
         try:
             p = testbed.base_port

@@ -28,6 +28,9 @@ from fairfetch.config import Settings
 from fairfetch.crawl.health import Decision, FeedState, HealthPolicy, Outcome, decide
 from fairfetch.crawl.outage import OutageDetector
 from fairfetch.crawl.urls import normalize_feed_url
+from fairfetch.crawl.workers import shareable as _shareable
+from fairfetch.crawl.workers import warm_up as _warm_up
+from fairfetch.crawl.workers import write_in_child as _write_in_child
 from fairfetch.errors import FairfetchError, InvalidURLError
 from fairfetch.feeds.discover import find_feed_links, looks_like_html
 from fairfetch.feeds.model import Feed
@@ -36,7 +39,7 @@ from fairfetch.net.backends import detect_backend
 from fairfetch.net.fetch import Fetcher
 from fairfetch.net.outcome import NETWORK_ERROR_KINDS, FetchResult
 from fairfetch.net.politeness import BackendGrouper, Dispatcher, Feedback, politeness_key
-from fairfetch.store import CrawlWrite, FeedRecord, SqlStore, WriteResult
+from fairfetch.store import CrawlWrite, FeedRecord, SqlStore
 
 log = logging.getLogger("fairfetch.crawl")
 
@@ -751,30 +754,6 @@ class Crawler:
                         )
                     )
                 queue.task_done()
-
-
-_CHILD_STORES: dict[str, SqlStore] = {}
-
-
-def _shareable(url: str) -> bool:
-    """A database another process can open too (not an in-memory SQLite)."""
-    return not (url.startswith("sqlite") and (":memory:" in url or url.rstrip("/") == "sqlite:"))
-
-
-def _warm_up(url: str | None) -> None:
-    """Import (and for the writer, open the store) before the first real task arrives."""
-    import fairfetch.feeds.parse  # noqa: F401
-
-    if url is not None and url not in _CHILD_STORES:
-        _CHILD_STORES[url] = SqlStore(url, migrate_schema=False)
-
-
-def _write_in_child(url: str, batch: list[CrawlWrite]) -> list[WriteResult]:
-    """Runs in the writer process: one store per process, schema already migrated."""
-    store = _CHILD_STORES.get(url)
-    if store is None:
-        store = _CHILD_STORES[url] = SqlStore(url, migrate_schema=False)
-    return store.write(batch)
 
 
 @dataclass

@@ -1,23 +1,59 @@
 """fairfetch.net — the only code that talks to the web: perimeter, politeness, fetches.
 
 Everything a caller needs is re-exported here; the submodules say why each part is the way it is.
+Names load on first use, so that importing a light module of this package (``outcome``, say, in
+a worker process) does not pull in the HTTP client.
 """
 
-from fairfetch.net.backends import detect_backend
-from fairfetch.net.fetch import Fetcher
-from fairfetch.net.outcome import ERROR_KINDS, NETWORK_ERROR_KINDS, FetchResult, Hop
-from fairfetch.net.perimeter import Resolver, check_address
-from fairfetch.net.politeness import (
-    BackendGrouper,
-    Dispatcher,
-    Feedback,
-    KeyStats,
-    PolitenessState,
-    politeness_key,
-    registrable_domain,
-)
-from fairfetch.net.retry_after import parse_retry_after
-from fairfetch.net.robots import RobotsCache
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fairfetch.net.backends import detect_backend
+    from fairfetch.net.fetch import Fetcher
+    from fairfetch.net.outcome import ERROR_KINDS, NETWORK_ERROR_KINDS, FetchResult, Hop
+    from fairfetch.net.perimeter import Resolver, check_address
+    from fairfetch.net.politeness import (
+        BackendGrouper,
+        Dispatcher,
+        Feedback,
+        KeyStats,
+        PolitenessState,
+        politeness_key,
+        registrable_domain,
+    )
+    from fairfetch.net.retry_after import parse_retry_after
+    from fairfetch.net.robots import RobotsCache
+
+_WHERE = {
+    "detect_backend": "backends",
+    "Fetcher": "fetch",
+    "ERROR_KINDS": "outcome",
+    "NETWORK_ERROR_KINDS": "outcome",
+    "FetchResult": "outcome",
+    "Hop": "outcome",
+    "Resolver": "perimeter",
+    "check_address": "perimeter",
+    "BackendGrouper": "politeness",
+    "Dispatcher": "politeness",
+    "Feedback": "politeness",
+    "KeyStats": "politeness",
+    "PolitenessState": "politeness",
+    "politeness_key": "politeness",
+    "registrable_domain": "politeness",
+    "parse_retry_after": "retry_after",
+    "RobotsCache": "robots",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'fairfetch.net' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"fairfetch.net.{module}"), name)
+
 
 __all__ = [
     "ERROR_KINDS",

@@ -40,6 +40,11 @@ class TestbedOptions:
     #: Let the testbed clock also tick with the wall clock (the ``fairfetch testbed`` command).
     realtime: bool = False
 
+    #: Seconds every answer of a virtual host waits before it starts: the round trip and server
+    #: time a real site has. 0 (the default) measures the crawler's own cost; a realistic value
+    #: (e.g. 0.05) shows what concurrency buys.
+    latency: float = 0.0
+
     #: Seconds between bytes of the slow drip.
     drip_interval: float = 0.5
     #: Inflated size of the gzip bomb (compressed it is ~1/1000 of this).

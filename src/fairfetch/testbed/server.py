@@ -292,6 +292,8 @@ class Testbed:
             for gate in list(self._gates):
                 if gate.matches(host):
                     await gate._pass()
+            if self.options.latency > 0:
+                await asyncio.sleep(self.options.latency)  # simulated round trip, not a sync
             if site is not None:
                 resp = await self._serve(request, site)
             elif family is not None:
