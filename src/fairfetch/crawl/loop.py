@@ -32,7 +32,7 @@ from fairfetch.crawl.workers import shareable as _shareable
 from fairfetch.crawl.workers import warm_up as _warm_up
 from fairfetch.crawl.workers import write_in_child as _write_in_child
 from fairfetch.errors import FairfetchError, InvalidURLError
-from fairfetch.feeds.discover import find_feed_links, looks_like_html
+from fairfetch.feeds.discover import declared_feed_links, guessed_feed_urls, looks_like_html
 from fairfetch.feeds.model import Feed
 from fairfetch.feeds.parse import parse_feed
 from fairfetch.net.backends import detect_backend
@@ -203,6 +203,10 @@ class Crawler:
             )
         return self._dispatcher
 
+    def snapshot(self) -> dict[str, Any]:
+        """Per politeness key: queued, in flight, rate, pause (for /metrics and /crawlstats)."""
+        return self._dispatcher.snapshot() if self._dispatcher is not None else {}
+
     async def aclose(self) -> None:
         if self._dispatcher is not None:
             self._dispatcher.close()
@@ -321,19 +325,7 @@ class Crawler:
         result = await self._fetch_for_add(url)
         body = result.body if result.ok else b""
         if result.ok and looks_like_html(body) and not parse_feed(body, url=result.final_url).ok:
-            links = find_feed_links(body, result.final_url)
-            report.discovered[url] = links
-            if not links:
-                report.failed.append((raw, "no feed found on that page"))
-            for link in links:
-                try:
-                    link = normalize_feed_url(link)
-                except InvalidURLError:
-                    continue
-                feed, created = await asyncio.to_thread(
-                    self.store.add_feed, link, now=now, politeness_key=politeness_key(link)
-                )
-                (report.added if created else report.existing).append(feed.url)
+            await self._add_discovered(raw, url, result, report)
             return
         feed, created = await asyncio.to_thread(
             self.store.add_feed,
@@ -351,6 +343,44 @@ class Crawler:
         job = _Job(feed, "add", loop.create_future(), keep_ids=False)
         await self._complete(job, result)
         await job.future
+
+    async def _add_discovered(
+        self, raw: str, url: str, page: FetchResult, report: AddReport
+    ) -> None:
+        """A site URL: add the feeds its page declares; if it declares none, try the well-known
+        paths one by one and add the first that answers with a feed (its GET is its first
+        crawl). Guesses are never added unchecked."""
+        now = self.clock()
+        declared = declared_feed_links(page.body, page.final_url)
+        report.discovered[url] = declared
+        for link in declared:
+            try:
+                link = normalize_feed_url(link)
+            except InvalidURLError:
+                continue
+            feed, created = await asyncio.to_thread(
+                self.store.add_feed, link, now=now, politeness_key=politeness_key(link)
+            )
+            (report.added if created else report.existing).append(feed.url)
+        if declared:
+            return
+        for guess in guessed_feed_urls(page.final_url):
+            result = await self._fetch_for_add(guess)
+            if not (result.ok and parse_feed(result.body, url=result.final_url).ok):
+                continue
+            report.discovered[url] = [guess]
+            feed, created = await asyncio.to_thread(
+                self.store.add_feed, guess, now=now, politeness_key=politeness_key(guess)
+            )
+            if not created:
+                report.existing.append(feed.url)
+                return
+            report.added.append(feed.url)
+            job = _Job(feed, "add", asyncio.get_running_loop().create_future(), keep_ids=False)
+            await self._complete(job, result)
+            await job.future
+            return
+        report.failed.append((raw, "no feed found on that page or at the usual paths"))
 
     async def _fetch_for_add(self, url: str) -> FetchResult:
         dispatcher = self._ensure_started()

@@ -13,7 +13,9 @@ from selectolax.lexbor import LexborHTMLParser as HTMLParser
 __all__ = [
     "FEED_TYPES",
     "WELL_KNOWN_PATHS",
+    "declared_feed_links",
     "find_feed_links",
+    "guessed_feed_urls",
     "hub_and_self_from_link_header",
     "looks_like_html",
 ]
@@ -64,6 +66,20 @@ def find_feed_links(html: bytes, base_url: str) -> list[str]:
     """Feed URLs a page declares with ``<link rel="alternate" type="…">`` (document order,
     resolved against ``<base href>`` and ``base_url``); when it declares none, the well-known
     paths of its site as candidates."""
+    return declared_feed_links(html, base_url) or guessed_feed_urls(base_url)
+
+
+def guessed_feed_urls(base_url: str) -> list[str]:
+    """The well-known feed paths of a site: candidates to try, not feeds (fetch to confirm)."""
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return []
+    root = f"{parts.scheme}://{parts.netloc}"
+    return [u for u in (root + path for path in WELL_KNOWN_PATHS) if u != base_url]
+
+
+def declared_feed_links(html: bytes, base_url: str) -> list[str]:
+    """Only the feeds the page itself declares (no guesses)."""
     try:
         tree = HTMLParser(html)
     except Exception:
@@ -92,13 +108,7 @@ def find_feed_links(html: bytes, base_url: str) -> list[str]:
             url = _join(base, (attrs.get("href") or "").strip())
             if url and url not in found and urlsplit(url).scheme in ("http", "https"):
                 found.append(url)
-    if found:
-        return found
-    parts = urlsplit(base_url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        return []
-    root = f"{parts.scheme}://{parts.netloc}"
-    return [root + path for path in WELL_KNOWN_PATHS]
+    return [u for u in found if u != base_url]
 
 
 def _join(base: str, href: str) -> str | None:

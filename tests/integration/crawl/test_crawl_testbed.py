@@ -272,3 +272,15 @@ async def test_feeds_add_shares_the_first_crawl(
     with store.engine.connect() as conn:
         rows = conn.execute(sa.select(crawls.c.trigger, crawls.c.outcome)).all()
     assert [tuple(r) for r in rows] == [("add", "ok")]
+
+
+async def test_a_page_without_feeds_adds_nothing_unchecked(
+    testbed: Testbed, store: SqlStore, settings: Settings
+) -> None:
+    """Well-known paths are guesses: each is fetched, and only a real feed is added."""
+    [spec] = testbed.catalog(n=1, behaviours=["html-page"])
+    async with Crawler(store, settings) as c:
+        report = await c.add([spec.url])
+    assert report.added == []
+    assert [raw for raw, _ in report.failed] == [spec.url]
+    assert list(store.iter_feeds()) == []
