@@ -27,15 +27,10 @@ def key_snapshot(crawler: Any) -> dict[str, Any]:
     """Per politeness key state from the running crawler's dispatcher, or {} without one."""
     if crawler is None:
         return {}
-    for holder in (crawler, getattr(crawler, "_dispatcher", None)):
-        snap = getattr(holder, "snapshot", None)
-        if callable(snap):
-            try:
-                value = snap()
-            except Exception:
-                return {}
-            return dict(value) if isinstance(value, dict) else {}
-    return {}
+    try:
+        return dict(crawler.snapshot())
+    except Exception:  # metrics must never break the page: report no keys rather than a 500
+        return {}
 
 
 class DirectoryMetrics:
