@@ -20,7 +20,7 @@ from typing import Any
 
 from fairfetch.errors import ConfigError
 
-__all__ = ["Settings", "load_settings"]
+__all__ = ["Settings", "env_name", "load_settings"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,21 @@ class Settings:
     # --- notify ------------------------------------------------------------------------------
     smtp_url: str = "smtp://127.0.0.1:8025"
     mail_from: str = "fairfetch <fairfetch@localhost>"
+    #: Messages per second to the SMTP server (0: no limit). Providers throttle; after an outage
+    #: the backlog drains at this pace, oldest first.
+    notify_rate: float = 20.0
+    #: Outbox rows claimed per delivery pass.
+    notify_batch: int = 200
+    #: Seconds per SMTP command: a stuck server must not hold the notifier forever.
+    notify_smtp_timeout: float = 30.0
+    #: Seconds between the delivery passes of ``run``.
+    notify_poll: float = 15.0
+    #: Republish guard: an entry published more than this many days before the feed's newest is
+    #: an old item re-emitted, not news. Empty: off.
+    notify_behind_newest_days: float | None = 7.0
+    #: An entry published more than this many days before it was first seen is not news (a feed
+    #: that republishes its whole archive moves its newest too). Empty: off.
+    notify_max_age_days: float | None = 14.0
 
     # --- websub ------------------------------------------------------------------------------
     websub_lease_seconds: int = 7 * 24 * 3600
@@ -103,11 +118,23 @@ class Settings:
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 #: Each field's default value, read off a default instance (factories included).
 _DEFAULTS: dict[str, Any] = dataclasses.asdict(Settings())
+#: Fields that may be turned off: an empty value (``""`` in the file or the environment) is None.
+_OPTIONAL = {
+    f.name for f in dataclasses.fields(Settings) if "None" in str(f.type)
+}
 
 
-def _coerce(name: str, raw: Any) -> Any:
-    """Turn a file or environment value into the field's type, naming the setting on failure."""
+def env_name(name: str) -> str:
+    """The environment variable of a setting: ``FAIRFETCH_`` + its name in upper case."""
+    return "FAIRFETCH_" + name.upper()
+
+
+def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
+    """Turn a file or environment value into the field's type, naming the setting (and where
+    the value came from) on failure: an operator must be able to find the line to fix."""
     default: Any = _DEFAULTS[name]
+    if name in _OPTIONAL and (raw is None or (isinstance(raw, str) and not raw.strip())):
+        return None
     try:
         if isinstance(default, bool):
             if isinstance(raw, bool):
@@ -118,10 +145,15 @@ def _coerce(name: str, raw: Any) -> Any:
             if text in {"0", "false", "no", "off", ""}:
                 return False
             raise ValueError(f"not a boolean: {raw!r}")
+        if isinstance(raw, bool) and isinstance(default, int | float):
+            raise ValueError(f"not a number: {raw!r}")
         if isinstance(default, int):
             return int(raw)
         if isinstance(default, float):
-            return float(raw)
+            value = float(raw)
+            if value != value or value in (float("inf"), float("-inf")):
+                raise ValueError(f"not a finite number: {raw!r}")
+            return value
         if isinstance(default, tuple):
             if isinstance(raw, list | tuple):
                 return tuple(str(x).strip() for x in raw if str(x).strip())
@@ -132,7 +164,8 @@ def _coerce(name: str, raw: Any) -> Any:
             return dict(raw)
         return str(raw)
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"setting {name!r}: {exc}") from None
+        source = f" ({where})" if where else ""
+        raise ConfigError(f"setting {name!r}{source}: {exc}") from None
 
 
 def load_settings(
@@ -150,20 +183,24 @@ def load_settings(
             raise ConfigError(f"config file {str(path)!r} does not exist") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigError(f"config file {str(path)!r}: {exc}") from None
+        except OSError as exc:
+            raise ConfigError(f"config file {str(path)!r}: cannot read ({exc.strerror})") from None
         section = data.get("fairfetch", data)
+        if not isinstance(section, dict):
+            raise ConfigError(f"config file {str(path)!r}: [fairfetch] must be a table")
         for key, raw in section.items():
             if key not in _FIELDS:
                 raise ConfigError(f"config file {str(path)!r}: unknown setting {key!r}")
-            values[key] = _coerce(key, raw)
+            values[key] = _coerce(key, raw, f"config file {str(path)!r}")
     env = os.environ if environ is None else environ
     for name in _FIELDS:
-        key = "FAIRFETCH_" + name.upper()
+        key = env_name(name)
         if key in env and name != "key_overrides":
-            values[name] = _coerce(name, env[key])
+            values[name] = _coerce(name, env[key], key)
     for name, raw in overrides.items():
         if raw is None:
             continue
         if name not in _FIELDS:
             raise ConfigError(f"unknown setting {name!r}")
-        values[name] = _coerce(name, raw)
+        values[name] = _coerce(name, raw, "option")
     return Settings(**values)

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from typer.core import TyperGroup
 
 from fairfetch.config import Settings, load_settings
@@ -21,7 +22,10 @@ class _Group(TyperGroup):
         try:
             return super().invoke(ctx)
         except FairfetchError as exc:
-            err_console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+            # The message is data (it may hold brackets): escaped, and never wrapped mid-URL.
+            err_console.print(
+                f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True
+            )
             raise typer.Exit(2) from None
 
 
@@ -79,9 +83,34 @@ def settings_of(ctx: typer.Context, **overrides: Any) -> Settings:
 
 def store_of(ctx: typer.Context) -> Any:
     """Open the store named by --db / FAIRFETCH_DB (created and migrated on first use)."""
+    return open_store_at(settings_of(ctx).db)
+
+
+def _shown_url(url: str) -> str:
+    """The database URL with its password masked: an error message must not leak it."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return url
+
+
+def open_store_at(url: str) -> Any:
+    """Open (create, migrate) the store, turning "cannot open that database" into one clear
+    StoreError naming the URL: a wrong --db is the user's input, not a crash."""
+    import sqlalchemy as sa
+
+    from fairfetch.errors import StoreError
     from fairfetch.store import open_store
 
-    return open_store(settings_of(ctx).db)
+    try:
+        return open_store(url)
+    except FairfetchError:
+        raise
+    except (sa.exc.SQLAlchemyError, OSError) as exc:
+        detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        raise StoreError(f"database {_shown_url(url)!r}: cannot open ({detail})") from None
 
 
 def print_json(value: Any) -> None:

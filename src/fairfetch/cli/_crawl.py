@@ -160,7 +160,7 @@ async def _refresh(env: Any, urls: list[str]) -> CrawlSummary:
 @app.command("demo")
 def demo(
     ctx: typer.Context,
-    port: Annotated[int, typer.Option(help="Port for the web directory")] = 8080,
+    port: Annotated[int, typer.Option(help="Port for the web directory", min=0, max=65535)] = 8080,
     feeds: Annotated[int, typer.Option(help="How many testbed feeds to add", min=1)] = 400,
     serve: Annotated[bool, typer.Option("--serve/--no-serve", help="Serve after the crawl")] = True,
 ) -> None:

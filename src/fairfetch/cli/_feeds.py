@@ -4,20 +4,60 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from fairfetch.cli._app import app, console, err_console, print_json, settings_of, store_of
 from fairfetch.crawl import AddReport, Crawler
-from fairfetch.errors import InputError
+from fairfetch.crawl.urls import normalize_feed_url
+from fairfetch.errors import InputError, InvalidURLError, NotFoundError
 from fairfetch.opml import build_opml, parse_opml
+from fairfetch.store import FeedRecord, SqlStore, dumps
 from fairfetch.views import feed_details, feed_summary
 
 feeds_app = typer.Typer(help="Manage the feeds of the directory.", no_args_is_help=True)
 app.add_typer(feeds_app, name="feeds")
+
+KINDS = ("podcast", "video", "newsletter", "blog")
+STATUSES = ("new", "ok", "error", "dead")
+#: Exit status when some of the input was bad (the good part was still done): the same code
+#: as a command rejected as a whole, so scripts have one thing to test.
+BAD_INPUT = 2
+
+
+def _check_kind(kind: str | None) -> None:
+    if kind and kind not in KINDS:
+        raise InputError(kind, "unknown kind (" + ", ".join(KINDS) + ")")
+
+
+def _key(raw: str) -> str | int:
+    return int(raw) if raw.isdigit() else raw
+
+
+def find_feed(store: SqlStore, raw: str) -> FeedRecord | None:
+    """A feed by id, its current URL or the URL it was given as; a URL spelled differently
+    (host case, default port, fragment) is looked up as it would have been stored."""
+    feed = store.find_feed(_key(raw))
+    if feed is None and not raw.isdigit():
+        try:
+            normal = normalize_feed_url(raw)
+        except InvalidURLError:
+            return None
+        if normal != raw:
+            feed = store.find_feed(normal)
+    return feed
+
+
+def get_feed(store: SqlStore, raw: str) -> FeedRecord:
+    feed = find_feed(store, raw)
+    if feed is None:
+        raise NotFoundError(f"feed {raw!r}")
+    return feed
 
 
 def _print_add_report(report: AddReport) -> int:
@@ -34,7 +74,7 @@ def _print_add_report(report: AddReport) -> int:
         err_console.print(f"[red]invalid[/red] {raw!r}: {reason}", highlight=False)
     for raw, reason in report.failed:
         err_console.print(f"[red]failed[/red] {raw!r}: {reason}", highlight=False)
-    return 1 if (report.invalid or report.failed) else 0
+    return BAD_INPUT if (report.invalid or report.failed) else 0
 
 
 def _add(ctx: typer.Context, urls: list[str]) -> int:
@@ -98,10 +138,9 @@ def feeds_list(
     as_json: Annotated[bool, typer.Option("--json", help="JSON output")] = False,
 ) -> None:
     """List feeds."""
-    if kind and kind not in ("podcast", "video", "newsletter", "blog"):
-        raise InputError(kind, "unknown kind (podcast, video, newsletter, blog)")
-    if status and status not in ("new", "ok", "error", "dead"):
-        raise InputError(status, "unknown status (new, ok, error, dead)")
+    _check_kind(kind)
+    if status and status not in STATUSES:
+        raise InputError(status, "unknown status (" + ", ".join(STATUSES) + ")")
     store = store_of(ctx)
     try:
         rows = store.list_feeds(kind=kind, status=status)
@@ -127,8 +166,7 @@ def feeds_show(
     """Show one feed: health, schedule, redirects, kind and evidence, contacts, WebSub."""
     store = store_of(ctx)
     try:
-        key: str | int = int(url) if url.isdigit() else url
-        view = feed_details(store, store.get_feed(key))
+        view = feed_details(store, get_feed(store, url))
     finally:
         store.close()
     if as_json:
@@ -138,8 +176,19 @@ def feeds_show(
     for k, v in view.items():
         if k == "recent_crawls":
             continue
-        table.add_row(f"[bold]{k}[/bold]", "" if v is None else str(v))
+        table.add_row(f"[bold]{k}[/bold]", _text(v))
     console.print(table)
+
+
+def _text(value: object) -> str:
+    """A value for the text view: times as in --json (ISO 8601 UTC), None as nothing."""
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    if isinstance(value, list | dict):
+        return escape(dumps(value))
+    return escape(str(value))
 
 
 @feeds_app.command("refresh")
@@ -152,14 +201,36 @@ def feeds_refresh(
     kind: Annotated[str | None, typer.Option(help="With --all: only this kind")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON output")] = False,
 ) -> None:
-    """Crawl these feeds now, whatever their schedule (revives dead feeds that answer)."""
+    """Crawl these feeds now, whatever their schedule (revives dead feeds that answer).
+
+    Unknown feeds are named on stderr and the exit status is 2; the known ones are still
+    crawled."""
+    _check_kind(kind)
+    if all_feeds and urls:
+        raise InputError("feeds refresh", "give feed URLs or --all, not both")
+    if kind and not all_feeds:
+        raise InputError("--kind", "only with --all")
+    if not all_feeds and not urls:
+        raise InputError("feeds refresh", "give feed URLs, or --all")
     settings = settings_of(ctx)
     store = store_of(ctx)
-    keys: list[str | int] = [int(u) if u.isdigit() else u for u in (urls or [])]
-    if all_feeds:
-        keys = [f.id for f in store.iter_feeds() if kind is None or f.kind == kind]
-    elif not keys:
-        raise InputError("feeds refresh", "give feed URLs, or --all")
+    unknown: list[str] = []
+    keys: list[str | int] = []
+    try:
+        if all_feeds:
+            keys = [f.id for f in store.iter_feeds() if kind is None or f.kind == kind]
+        else:
+            for raw in urls or []:
+                found = find_feed(store, raw)
+                if found is None:
+                    unknown.append(raw)
+                elif found.id not in keys:
+                    keys.append(found.id)
+    except BaseException:
+        store.close()
+        raise
+    for raw in unknown:
+        err_console.print(f"[red]not found[/red] {escape(repr(raw))}", highlight=False)
 
     async def go() -> dict[str, object]:
         async with Crawler(store, settings) as crawler:
@@ -173,6 +244,8 @@ def feeds_refresh(
         print_json(summary)
     else:
         console.print(summary)
+    if unknown:
+        raise typer.Exit(BAD_INPUT)
     if summary["skipped"]:
         raise typer.Exit(1)
 
@@ -185,7 +258,7 @@ def feeds_remove(
     """Remove a feed and everything stored about it."""
     store = store_of(ctx)
     try:
-        feed = store.delete_feed(int(url) if url.isdigit() else url)
+        feed = store.delete_feed(get_feed(store, url).id)
     finally:
         store.close()
     console.print(f"removed {feed.url}", highlight=False)

@@ -46,7 +46,8 @@ def subscribe(
 ) -> None:
     """Subscribe (double opt-in): queue and send the confirmation mail; nothing else is sent to
     the reader until the link in it is followed."""
-    from fairfetch.notify.service import send_one
+    from fairfetch.notify.options import NotifyOptions
+    from fairfetch.notify.service import send_due as _send_due
     from fairfetch.notify.subscriptions import SubscriptionRequest, request_subscription
 
     settings = settings_of(ctx)
@@ -67,7 +68,10 @@ def subscribe(
         console.print(f"{req.email} is already subscribed to {feed_url} (settings updated)",
                       highlight=False)
         return
-    report = asyncio.run(send_one(store, settings, result.confirm_outbox_id))
+    report = asyncio.run(_send_due(
+        store, settings, only_ids={result.confirm_outbox_id},
+        options=NotifyOptions.from_settings(settings),
+    ))
     state = "sent" if report.sent else "queued (the mail server did not take it yet)"
     console.print(
         f"confirmation mail to {req.email} {state}; subscription {sub['id']} is pending until "
@@ -148,9 +152,13 @@ def send_due(
 ) -> None:
     """Deliver every notification and digest due now, then exit 0 (a throttling or unreachable
     mail server leaves them pending, retried later with backoff)."""
+    from fairfetch.notify.options import NotifyOptions
     from fairfetch.notify.service import send_due as _send_due
 
-    report = asyncio.run(_send_due(store_of(ctx), settings_of(ctx)))
+    settings = settings_of(ctx)
+    report = asyncio.run(
+        _send_due(store_of(ctx), settings, options=NotifyOptions.from_settings(settings))
+    )
     if as_json:
         print_json(report.as_dict())
         return

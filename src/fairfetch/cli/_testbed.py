@@ -9,11 +9,14 @@ from typing import Annotated
 import typer
 
 from fairfetch.cli._app import app, console
+from fairfetch.errors import ConfigError
 
 
 @app.command("testbed")
 def run_testbed(
-    port: Annotated[int, typer.Option("--port", help="Loopback port (0: any free port)")] = 8800,
+    port: Annotated[
+        int, typer.Option("--port", help="Loopback port (0: any free port)", min=0, max=65535)
+    ] = 8800,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the simulated web")] = 1,
     letterbox_rate: Annotated[
         float, typer.Option("--letterbox-rate", help="Letterbox platform limit, requests/s")
@@ -29,7 +32,12 @@ def run_testbed(
         testbed = Testbed(
             seed, port=port, realtime=True, letterbox_rate=letterbox_rate, latency=latency
         )
-        await testbed.start()
+        try:
+            await testbed.start()
+        except OSError as exc:
+            raise ConfigError(
+                f"testbed: cannot listen on 127.0.0.1:{port} ({exc.strerror})"
+            ) from None
         try:
             p = testbed.base_port
             lines = [

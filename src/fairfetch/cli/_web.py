@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from fairfetch.cli._app import app, console, globals_of
+from fairfetch.cli._app import app, console, globals_of, open_store_at
 from fairfetch.config import Settings
 
 
@@ -16,12 +16,11 @@ def _announce(url: str) -> None:
 
 
 async def _serve_only(settings: Settings, host: str, port: int) -> None:
-    from fairfetch.store import open_store
     from fairfetch.web.serve import install_stop_signals, serve
 
     stop = asyncio.Event()
     install_stop_signals(stop)
-    store = await asyncio.to_thread(open_store, settings.db)
+    store = await asyncio.to_thread(open_store_at, settings.db)
     try:
         await serve(settings, store, None, stop, host=host, port=port, on_started=_announce)
     finally:
@@ -32,7 +31,9 @@ async def _serve_only(settings: Settings, host: str, port: int) -> None:
 def serve_command(
     ctx: typer.Context,
     host: Annotated[str | None, typer.Option("--host", help="Address to listen on")] = None,
-    port: Annotated[int | None, typer.Option("--port", help="Port (0: any free port)")] = None,
+    port: Annotated[
+        int | None, typer.Option("--port", help="Port (0: any free port)", min=0, max=65535)
+    ] = None,
 ) -> None:
     """Serve the directory (pages, JSON API, /crawlstats, /metrics) without crawling."""
     settings = globals_of(ctx).settings()
@@ -45,14 +46,15 @@ def serve_command(
 def run_command(
     ctx: typer.Context,
     host: Annotated[str | None, typer.Option("--host", help="Address to listen on")] = None,
-    port: Annotated[int | None, typer.Option("--port", help="Port (0: any free port)")] = None,
+    port: Annotated[
+        int | None, typer.Option("--port", help="Port (0: any free port)", min=0, max=65535)
+    ] = None,
 ) -> None:
     """The main job: crawler, notifier and the directory in one process."""
-    from fairfetch.store import open_store
     from fairfetch.web.serve import run_service
 
     settings = globals_of(ctx).settings()
-    store = open_store(settings.db)
+    store = open_store_at(settings.db)
     try:
         run_service(
             settings,

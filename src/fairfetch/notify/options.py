@@ -1,17 +1,12 @@
-"""Notifier knobs that are not (yet) fields of :class:`fairfetch.config.Settings`.
+"""The notifier's knobs, read off :class:`fairfetch.config.Settings`.
 
-Each has a documented default and an environment variable, so a subprocess (``notify send-due``)
-and the crawler's in-transaction hook read the same values.
-
-- ``FAIRFETCH_NOTIFY_RATE`` — messages per second to the SMTP server (default 20; 0 = no limit).
-  Providers throttle; after an outage the backlog drains at this pace, oldest first.
-- ``FAIRFETCH_NOTIFY_BATCH`` — outbox rows claimed per pass (default 200).
-- ``FAIRFETCH_NOTIFY_SMTP_TIMEOUT`` — seconds per SMTP command (default 30).
-- ``FAIRFETCH_NOTIFY_BEHIND_NEWEST_DAYS`` — republish guard: an entry published more than this
-  many days before the feed's newest is not news (default 7; empty = off).
-- ``FAIRFETCH_NOTIFY_MAX_AGE_DAYS`` — an entry published more than this many days before it was
-  first seen is not news (default 14; empty = off).
-- ``FAIRFETCH_NOTIFY_POLL`` — seconds between passes of ``run_forever`` (default 15).
+They are Settings fields like every other (``notify_rate``, ``notify_batch``,
+``notify_smtp_timeout``, ``notify_poll``, ``notify_behind_newest_days``, ``notify_max_age_days``;
+documented with their defaults in ``config.py``), so they come from the config file, the
+environment (``FAIRFETCH_NOTIFY_RATE`` …) or flags. Where a Settings is at hand, build the options
+with :meth:`NotifyOptions.from_settings`. The crawler's in-transaction outbox hook has none, so
+:meth:`NotifyOptions.from_env` reads the same names from the environment through
+``load_settings`` — one parser, one set of defaults, whichever path a value takes.
 """
 
 from __future__ import annotations
@@ -21,22 +16,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from fairfetch.errors import ConfigError
+from fairfetch.config import Settings, env_name, load_settings
 from fairfetch.notify.newness import NewnessLimits
 
-__all__ = ["NotifyOptions"]
+__all__ = ["NOTIFY_SETTINGS", "NotifyOptions"]
+
+#: The Settings fields the notifier reads.
+NOTIFY_SETTINGS = (
+    "notify_rate",
+    "notify_batch",
+    "notify_smtp_timeout",
+    "notify_poll",
+    "notify_behind_newest_days",
+    "notify_max_age_days",
+)
 
 
-def _num(env: Mapping[str, str], key: str, default: float | None) -> float | None:
-    raw = env.get(key)
-    if raw is None:
-        return default
-    if not raw.strip():
-        return None
-    try:
-        return float(raw)
-    except ValueError:
-        raise ConfigError(f"{key}={raw!r} is not a number") from None
+def _days(value: float | None) -> timedelta | None:
+    return timedelta(days=value) if value is not None else None
 
 
 @dataclass(frozen=True)
@@ -48,17 +45,27 @@ class NotifyOptions:
     newness: NewnessLimits = field(default_factory=NewnessLimits)
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> NotifyOptions:
-        env = os.environ if environ is None else environ
-        behind = _num(env, "FAIRFETCH_NOTIFY_BEHIND_NEWEST_DAYS", 7)
-        max_age = _num(env, "FAIRFETCH_NOTIFY_MAX_AGE_DAYS", 14)
+    def from_settings(cls, settings: Settings) -> NotifyOptions:
         return cls(
-            rate=_num(env, "FAIRFETCH_NOTIFY_RATE", 20.0) or 0.0,
-            batch=int(_num(env, "FAIRFETCH_NOTIFY_BATCH", 200) or 200),
-            smtp_timeout=_num(env, "FAIRFETCH_NOTIFY_SMTP_TIMEOUT", 30.0) or 30.0,
-            poll_seconds=_num(env, "FAIRFETCH_NOTIFY_POLL", 15.0) or 15.0,
+            rate=max(settings.notify_rate, 0.0),
+            batch=settings.notify_batch if settings.notify_batch > 0 else 200,
+            smtp_timeout=settings.notify_smtp_timeout or 30.0,
+            poll_seconds=settings.notify_poll or 15.0,
             newness=NewnessLimits(
-                behind_newest=timedelta(days=behind) if behind is not None else None,
-                max_age=timedelta(days=max_age) if max_age is not None else None,
+                behind_newest=_days(settings.notify_behind_newest_days),
+                max_age=_days(settings.notify_max_age_days),
             ),
+        )
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> NotifyOptions:
+        """The same settings, from the environment only (for code that has no Settings).
+
+        Only the notifier's variables are read, so an unrelated bad variable cannot fail the
+        transaction that writes a crawl's entries.
+        """
+        env = os.environ if environ is None else environ
+        names = {env_name(n) for n in NOTIFY_SETTINGS}
+        return cls.from_settings(
+            load_settings(environ={k: v for k, v in env.items() if k in names})
         )
