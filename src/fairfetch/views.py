@@ -6,13 +6,33 @@ from typing import Any
 
 from fairfetch.store import FeedRecord, SqlStore
 
+#: ``websub`` always has these keys, so a reader can write ``show["websub"]["hub"]`` whether or
+#: not the feed was ever subscribed (null: no hub advertised, or no subscription yet).
+_NO_WEBSUB: dict[str, Any] = {
+    "hub": None,
+    "topic": None,
+    "state": None,
+    "lease_seconds": None,
+    "lease_expires_at": None,
+    "verified_at": None,
+    "next_action_at": None,
+    "denied_reason": None,
+    "last_error": None,
+    "subscribed_since": None,
+}
 
-def _websub(store: SqlStore, feed_id: int) -> dict[str, Any] | None:
+
+def _websub(store: SqlStore, feed: FeedRecord) -> dict[str, Any]:
+    summary: dict[str, Any] | None = None
     try:
         from fairfetch.websub.status import websub_summary
     except ImportError:
-        return None
-    return websub_summary(store, feed_id)
+        pass
+    else:
+        summary = websub_summary(store, feed.id)
+    if summary is None:
+        return {**_NO_WEBSUB, "hub": feed.hub_urls[0] if feed.hub_urls else None}
+    return {**_NO_WEBSUB, **summary}
 
 
 def feed_summary(feed: FeedRecord) -> dict[str, Any]:
@@ -58,7 +78,7 @@ def feed_details(store: SqlStore, feed: FeedRecord) -> dict[str, Any]:
             "authors": extra["authors"],
             "hub_urls": list(feed.hub_urls),
             "self_url": feed.self_url,
-            "websub": _websub(store, feed.id),
+            "websub": _websub(store, feed),
             "recent_crawls": extra["crawls"],
         }
     )
