@@ -13,11 +13,11 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from fairfetch.cli import app
-from fairfetch.config import Settings, env_name
+from fairfetch.config import Settings
 from fairfetch.testing import Testbed, testbed_thread
 
 #: Every FAIRFETCH_* variable load_settings reads: cleared so the caller's shell cannot leak in.
-SETTING_VARS = [env_name(f.name) for f in dataclasses.fields(Settings)] + ["FAIRFETCH_DB"]
+SETTING_VARS = ["FAIRFETCH_" + f.name.upper() for f in dataclasses.fields(Settings)]
 
 
 @pytest.fixture(scope="session")
