@@ -26,13 +26,15 @@ TIME_FIELDS = ("last_success_at", "last_fetched_at", "next_crawl_at")
 def _time(value: Any) -> datetime | None:
     if value is None:
         return None
-    assert isinstance(value, str) and ISO_Z.match(value), value
+    assert isinstance(value, str), value
+    assert ISO_Z.match(value), value
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
 def assert_show_shape(shown: dict[str, Any]) -> None:
-    assert SHOW_FIELDS <= set(shown), SHOW_FIELDS - set(shown)
-    assert isinstance(shown["url"], str) and isinstance(shown["original_url"], str)
+    assert set(shown) >= SHOW_FIELDS, SHOW_FIELDS - set(shown)
+    assert isinstance(shown["url"], str)
+    assert isinstance(shown["original_url"], str)
     assert shown["title"] is None or isinstance(shown["title"], str)
     assert shown["kind"] in (None, "podcast", "video", "newsletter", "blog")
     assert all(isinstance(e, str) for e in shown["kind_evidence"])
@@ -48,12 +50,15 @@ def assert_show_shape(shown: dict[str, Any]) -> None:
         assert isinstance(hop["status"], int)
     for c in shown["contacts"]:
         assert set(c) >= {"url", "network", "source"}
-        assert c["url"] and c["network"] and c["source"]
+        assert c["url"]
+        assert c["network"]
+        assert c["source"]
     for a in shown["authors"]:
         assert {"name", "email", "url"} <= set(a)
     assert isinstance(shown["entry_count"], int)
     websub = shown["websub"]
-    assert isinstance(websub, dict) and {"hub", "lease_expires_at"} <= set(websub)
+    assert isinstance(websub, dict)
+    assert {"hub", "lease_expires_at"} <= set(websub)
     _time(websub["lease_expires_at"])
 
 
@@ -69,18 +74,21 @@ def test_show_json_fields_types_and_times(cli: Cli, tb: Testbed) -> None:
     assert_show_shape(ok)
     assert (ok["url"], ok["original_url"], ok["status"], ok["error_count"]) == (
         blog.url, blog.url, "ok", 0)
-    assert ok["kind"] == "blog" and ok["kind_evidence"]
+    assert ok["kind"] == "blog"
+    assert ok["kind_evidence"]
     assert ok["entry_count"] > 0
     assert ok["last_success_at"] == ok["last_fetched_at"]
     assert _time(ok["next_crawl_at"]) > before  # type: ignore[operator]
     assert ok["etag"] or ok["last_modified"]
-    assert ok["contacts"] and ok["websub"]["hub"] is None
+    assert ok["contacts"]
+    assert ok["websub"]["hub"] is None
 
     dead = cli.json("feeds", "show", gone.url, "--json")
     assert_show_shape(dead)
     assert (dead["status"], dead["error_count"]) == ("dead", 1)
     assert dead["last_error"].startswith("gone")
-    assert dead["last_success_at"] is None and dead["next_crawl_at"] is None
+    assert dead["last_success_at"] is None
+    assert dead["next_crawl_at"] is None
     assert dead["last_fetched_at"] is not None
 
     vid = cli.json("feeds", "show", video.url, "--json")
@@ -101,12 +109,15 @@ def test_show_of_a_feed_never_crawled_has_nulls(cli: Cli, tb: Testbed, db_url: s
     assert [shown[f] for f in ("last_success_at", "last_fetched_at", "last_error", "etag")] == [
         None] * 4
     assert shown["next_crawl_at"] is not None  # due now
-    assert shown["redirects"] == [] and shown["contacts"] == [] and shown["entry_count"] == 0
+    assert shown["redirects"] == []
+    assert shown["contacts"] == []
+    assert shown["entry_count"] == 0
 
 
 def test_a_moved_feed_is_found_by_either_url(cli: Cli, tb: Testbed) -> None:
     [spec] = tb.catalog(n=1, behaviours=["redirect-308"])
-    assert spec.final_url and spec.final_url != spec.url
+    assert spec.final_url
+    assert spec.final_url != spec.url
     cli.ok("feeds", "add", spec.url)
     # a permanent redirect moves the feed once the target has answered on consecutive crawls
     cli.ok("feeds", "refresh", spec.url)
@@ -121,7 +132,8 @@ def test_a_moved_feed_is_found_by_either_url(cli: Cli, tb: Testbed) -> None:
     assert [f["url"] for f in cli.json("feeds", "list", "--json")] == [spec.final_url]
     # the text view names the fields too, with ISO UTC times
     text = cli.ok("feeds", "show", spec.url).stdout
-    assert "original_url" in text and spec.url in text
+    assert "original_url" in text
+    assert spec.url in text
     assert re.search(r"last_success_at\s+\d{4}-\d\d-\d\dT[\d:.]+Z", text)
 
 
@@ -158,7 +170,8 @@ def test_add_bad_input_exits_2_names_it_and_keeps_everything_else(cli: Cli, tb: 
     assert urls == sorted([first.url, second.url])  # the good one added, nothing lost
     # adding again is not an error, and does not duplicate
     r = cli("feeds", "add", first.url)
-    assert r.exit_code == 0 and "exists" in r.output
+    assert r.exit_code == 0
+    assert "exists" in r.output
     assert len(cli.json("feeds", "list", "--json")) == 2
 
 
@@ -167,7 +180,8 @@ def test_opml_export_then_import_round_trip(cli: Cli, tb: Testbed, tmp_path: Pat
     cli.ok("feeds", "add", *(s.url for s in specs))
     exported = cli.ok("feeds", "export", "--opml").stdout_bytes
     root = etree.fromstring(exported)
-    assert root.tag == "opml" and root.get("version") == "2.0"
+    assert root.tag == "opml"
+    assert root.get("version") == "2.0"
     assert sorted(o.get("xmlUrl") for o in root.iter("outline")) == sorted(s.url for s in specs)
     opml = tmp_path / "subs.opml"
     opml.write_bytes(exported)
@@ -219,7 +233,9 @@ def test_refresh_by_url_all_and_kind(cli: Cli, tb: Testbed) -> None:
     assert len(cli.json("feeds", "list", "--json")) == 1 + len(videos)
 
 
-def test_crawl_once_exits_zero_with_failed_feeds_and_max(cli: Cli, tb: Testbed, db_url: str) -> None:
+def test_crawl_once_exits_zero_with_failed_feeds_and_max(
+    cli: Cli, tb: Testbed, db_url: str
+) -> None:
     from fairfetch.net.politeness import politeness_key
     from fairfetch.store import open_store
 

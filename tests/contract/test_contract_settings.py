@@ -55,7 +55,8 @@ def test_the_contract_settings_exist_with_their_documented_defaults() -> None:
     assert s.db == "sqlite:///fairfetch.db"
     assert s.allow_networks == ()  # all private ranges refused by default
     assert s.resolve == ()
-    assert s.public_url and s.smtp_url.startswith("smtp")
+    assert s.public_url
+    assert s.smtp_url.startswith("smtp")
     assert s.admin_token == ""
     env = {
         "FAIRFETCH_ALLOW_NETWORKS": "127.0.0.1/32,10.0.0.0/8",
