@@ -6,13 +6,14 @@ import asyncio
 import json
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import urlsplit
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from fairfetch.cli._app import app, console, globals_of
-from fairfetch.errors import AuditError
+from fairfetch.errors import AuditError, InputError
 
 audit_app = typer.Typer(help="Audit one website: crawl it, judge it, export a workbook.",
                         no_args_is_help=True)
@@ -57,6 +58,9 @@ def crawl(
     """Crawl one site breadth first into a crawl file (resumable)."""
     from fairfetch.audit.crawler import CrawlOptions, CrawlStats, crawl_site
 
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError(url, "not an http(s) URL with a host")
     settings = globals_of(ctx).settings()
     options = CrawlOptions(
         max_pages=max_pages, max_depth=max_depth, registrable_domain=domain, resume=resume,
@@ -101,8 +105,24 @@ def export(
 
     if xlsx is None and csv_dir is None:
         raise AuditError("nothing to do: give --xlsx OUT.xlsx and/or --csv DIR")
-    counts = export_crawl(crawl_file, xlsx=xlsx, csv_dir=csv_dir,
-                          thresholds=_thresholds(threshold))
+    if xlsx is not None and not xlsx.parent.is_dir():
+        raise InputError(str(xlsx), f"directory {str(xlsx.parent)!r} does not exist")
+    if xlsx is not None and xlsx.is_dir():
+        raise InputError(str(xlsx), "is a directory")
+    if csv_dir is not None and csv_dir.exists() and not csv_dir.is_dir():
+        raise InputError(str(csv_dir), "exists and is not a directory")
+    thresholds = _thresholds(threshold)
+    try:
+        counts = export_crawl(crawl_file, xlsx=xlsx, csv_dir=csv_dir, thresholds=thresholds)
+    except OSError as exc:
+        raise InputError(exc.filename or str(xlsx or csv_dir), f"cannot write ({exc.strerror})"
+                         ) from None
+    except Exception as exc:
+        # xlsxwriter wraps the OSError of its final write in its own FileCreateError.
+        cause = exc.args[0] if exc.args else None
+        if type(exc).__name__ == "FileCreateError" and isinstance(cause, OSError):
+            raise InputError(str(xlsx), f"cannot write ({cause.strerror})") from None
+        raise
     console.print(f"{len(counts)} sheets, {sum(counts.values())} rows")
 
 
