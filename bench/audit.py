@@ -37,7 +37,7 @@ def serve(pages: int) -> None:
     """Serve the audit site family; an IP Host header means the ``s<pages>`` site (Scrapy)."""
     from aiohttp import web
 
-    from fairfetch.testbed.site import FAMILY
+    from fairfetch.testbed.site import FAMILY, prerender
 
     default_host = f"s{pages}.acme-audit.test"
 
@@ -57,6 +57,9 @@ def serve(pages: int) -> None:
         site = web.TCPSite(runner, "127.0.0.1", 0, backlog=1024)
         await site.start()
         port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        # Every page rendered before the first request: the server's CPU then goes to HTTP
+        # only, the same for both crawlers.
+        prerender(pages, port)
         print(port, flush=True)
         await asyncio.Event().wait()
 

@@ -7,10 +7,10 @@ so the rules never re-parse HTML and the crawl file holds everything the workboo
 from __future__ import annotations
 
 import hashlib
-import heapq
 import json
 import zlib
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -23,8 +23,9 @@ _REGIONS = ("nav", "header", "footer", "aside")
 SKETCH_SIZE = 32
 
 
-@dataclass(frozen=True, slots=True)
-class Link:
+class Link(NamedTuple):
+    """A named tuple, not a frozen dataclass: ~20 are built per page, at a third of the cost."""
+
     url: str
     anchor: str
     rel: str
@@ -32,8 +33,7 @@ class Link:
     kind: str = "a"  # a | canonical-head | hreflang | ...
 
 
-@dataclass(frozen=True, slots=True)
-class Asset:
+class Asset(NamedTuple):
     url: str
     kind: str  # image | js | css | font | media | icon
     alt: str | None = None
@@ -70,21 +70,23 @@ def _text(node: object) -> str:
     return " ".join(node.text(separator=" ", strip=True).split())  # type: ignore[attr-defined]
 
 
-def _sketch(words: list[str]) -> str:
+def _sketch(text: str) -> str:
     """Bottom-k MinHash sketch of word 3-shingles: a few hundred bytes per page that estimate
     Jaccard similarity between any two pages (near duplicates) without keeping their text.
 
-    Each word is hashed once (CRC-32, stable across processes, unlike ``hash()``); a shingle's
-    hash mixes its three word hashes."""
+    ``text``: the lower-cased words joined by single spaces. Each word is hashed once (CRC-32,
+    stable across processes, unlike ``hash()``); a shingle's hash mixes its three word hashes.
+    The words are split once as UTF-8 bytes (no per-word encode), and a sort of a few hundred
+    ints beats a Python-level heap."""
+    words = text.encode().split(b" ")
     if len(words) < 3:
         return ""
-    crc = zlib.crc32
-    hs = [crc(w.encode()) for w in words]
+    hs = list(map(zlib.crc32, words))
     shingles = {
         (a * 0x9E3779B1 + b * 0x85EBCA77 + c) & 0xFFFFFFFF
         for a, b, c in zip(hs, hs[1:], hs[2:], strict=False)
     }
-    return " ".join(format(h, "x") for h in heapq.nsmallest(SKETCH_SIZE, shingles))
+    return " ".join([format(h, "x") for h in sorted(shingles)[:SKETCH_SIZE]])
 
 
 def sketch_similarity(a: str, b: str) -> float:
@@ -240,6 +242,7 @@ def extract_page(body: bytes, url: str) -> PageFacts:
         )
         words = text_root.text(separator=" ").split()
         facts.word_count = len(words)
-        facts.sketch = _sketch(" ".join(words).lower().split())
-        facts.content_hash = hashlib.blake2b(" ".join(words).encode(), digest_size=8).hexdigest()
+        joined = " ".join(words)
+        facts.sketch = _sketch(joined.lower()) if words else ""
+        facts.content_hash = hashlib.blake2b(joined.encode(), digest_size=8).hexdigest()
     return facts

@@ -140,10 +140,17 @@ class SiteView:
 
     def __post_init__(self) -> None:
         self.by_url = {p.url: p for p in self.pages}
+        self._html: list[PageRow] = []
+        self._html_key: tuple[int, int] = (0, -1)
 
     @property
     def html_pages(self) -> list[PageRow]:
-        return [p for p in self.pages if p.is_html]
+        # Some forty rules ask for it: computed once per (pages list, length), not per rule.
+        key = (id(self.pages), len(self.pages))
+        if key != self._html_key:
+            self._html = [p for p in self.pages if p.is_html]
+            self._html_key = key
+        return self._html
 
     @property
     def complete(self) -> bool:

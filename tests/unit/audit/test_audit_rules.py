@@ -24,7 +24,7 @@ B = good_page("/b")
 def _sk(words: str) -> str:
     from fairfetch.audit.extract import _sketch
 
-    return _sketch(words.split())
+    return _sketch(" ".join(words.lower().split()))
 
 
 TEXT = " ".join(f"w{i}" for i in range(300))
