@@ -7,6 +7,7 @@ and contacts, classification, schedule hints) is decided here, once, for every f
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from datetime import datetime
 from urllib.parse import urljoin, urlsplit
@@ -17,6 +18,9 @@ from fairfetch.feeds.dates import parse_date
 from fairfetch.feeds.model import Contact, Enclosure, Entry, Feed, Person
 
 __all__ = ["EntryBuilder", "FeedBuilder", "resolve"]
+
+# An http(s) URL whose authority is a plain host name: its host without urlsplit.
+_PLAIN_HOST = re.compile(r"https?://([A-Za-z0-9.\-]+)(?=[/?#]|$)")
 
 
 def resolve(base: str | None, url: str | None) -> str | None:
@@ -221,10 +225,14 @@ class FeedBuilder:
             for enc in e.enclosures:
                 if not enc.type:
                     kinds.add(_type_from_ext(enc.url))
-                try:
-                    host = urlsplit(enc.url).hostname
-                except ValueError:
-                    host = None
+                m = _PLAIN_HOST.match(enc.url)
+                if m is not None:
+                    host = m.group(1)
+                else:
+                    try:
+                        host = urlsplit(enc.url).hostname
+                    except ValueError:
+                        host = None
                 if host:
                     enclosure_hosts.add(host.lower())
             audio += "audio" in kinds

@@ -6,6 +6,7 @@ and that must cost the field, not the feed.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from fairfetch.feeds._build import EntryBuilder, FeedBuilder, resolve
@@ -15,12 +16,15 @@ __all__ = ["json_version", "read_json"]
 
 
 _CONTROLS = dict.fromkeys([*range(0, 9), 11, 12, *range(14, 32)])
+_BAD = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")
 
 
 def _s(value: Any) -> str | None:
     """A clean string or None. JSON escapes can carry NUL and lone surrogates, which no store
     will take; they are removed here so the model never holds them."""
     if isinstance(value, str):
+        if _BAD.search(value) is None:  # the common case: one C scan, no copies
+            return value.strip() or None
         value = value.translate(_CONTROLS).strip()
         try:
             value.encode("utf-8")

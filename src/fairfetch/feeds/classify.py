@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 __all__ = ["NEWSLETTER_PLATFORMS", "Signals", "classify", "detect_platform"]
@@ -95,11 +96,49 @@ def _under(host: str, suffix: str) -> bool:
     return host == suffix or host.endswith("." + suffix)
 
 
+_NONE = len(NEWSLETTER_PLATFORMS)
+_MARKED_HEADERS = frozenset(h for p in NEWSLETTER_PLATFORMS for h, _ in p[4])
+
+
+@lru_cache(maxsize=1024)  # generators repeat across a crawl ("WordPress 6.4")
+def _generator_platform(generator: str) -> int:
+    for i, (_name, gen, _s, _c, _h) in enumerate(NEWSLETTER_PLATFORMS):
+        if gen is not None and gen.search(generator):
+            return i
+    return _NONE
+
+
+@lru_cache(maxsize=8192)
+def _host_platform(host: str) -> int:
+    for i, (_name, _g, suffixes, _c, _h) in enumerate(NEWSLETTER_PLATFORMS):
+        if any(_under(host, s) for s in suffixes):
+            return i
+    return _NONE
+
+
+@lru_cache(maxsize=8192)
+def _cdn_platform(host: str) -> int:
+    for i, (_name, _g, _s, cdn_hosts, _h) in enumerate(NEWSLETTER_PLATFORMS):
+        if any(c in host for c in cdn_hosts):
+            return i
+    return _NONE
+
+
 def detect_platform(signals: Signals) -> tuple[str, str] | None:
     """The newsletter platform a feed is served by, and the fingerprint that shows it."""
     headers = {k.lower(): v.lower() for k, v in signals.headers.items()}
     hosts = list(dict.fromkeys(h for h in map(_host, signals.urls) if h))
-    for name, gen, suffixes, cdn_hosts, header_marks in NEWSLETTER_PLATFORMS:
+    # The first platform any fingerprint points at, from cached per-value lookups; the ordered
+    # scan below then starts there and words the evidence (most feeds match none: no scan).
+    first = min(
+        _generator_platform(signals.generator) if signals.generator else _NONE,
+        min(map(_host_platform, hosts), default=_NONE),
+        min(map(_cdn_platform, signals.enclosure_hosts), default=_NONE),
+        0 if not _MARKED_HEADERS.isdisjoint(headers) else _NONE,
+    )
+    if first == _NONE:
+        return None
+    for name, gen, suffixes, cdn_hosts, header_marks in NEWSLETTER_PLATFORMS[first:]:
         if gen is not None and signals.generator and gen.search(signals.generator):
             return name, f"generator {signals.generator!r}"
         for hname, hvalue in header_marks:

@@ -179,6 +179,42 @@ def _named(m: re.Match[str]) -> datetime | None:
     )
 
 
+_FAST_MONTHS = {"Jan": 1, "Feb": 2, "Mar": 3, "Apr": 4, "May": 5, "Jun": 6, "Jul": 7, "Aug": 8,
+                "Sep": 9, "Oct": 10, "Nov": 11, "Dec": 12}
+_FAST_ZONES = {"GMT": 0, "UTC": 0, "UT": 0, "Z": 0, "+0000": 0, "-0000": 0}
+
+
+def _rfc822_fast(text: str) -> datetime | None:
+    """``Sun, 19 May 2002 15:21:36 GMT`` (or ``+hhmm``), the form most RSS feeds write, read
+    without the regular expressions; None sends anything else to the general rules."""
+    parts = text.split(" ")
+    if len(parts) != 6 or not text.isascii():
+        return None
+    wd, d, mon, y, hms, tz = parts
+    month = _FAST_MONTHS.get(mon)
+    if (month is None or not wd.endswith(",") or not wd[:-1].isalpha() or len(hms) != 8
+            or hms[2] != ":" or hms[5] != ":" or len(y) != 4 or not 1 <= len(d) <= 2
+            or not (d.isdigit() and y.isdigit())):
+        return None
+    offset = _FAST_ZONES.get(tz)
+    if offset is None:
+        if len(tz) != 5 or tz[0] not in "+-" or not tz[1:].isdigit():
+            return None
+        offset = int(tz[1:3]) * 60 + int(tz[3:])
+        if offset > 18 * 60:
+            return None
+        if tz[0] == "-":
+            offset = -offset
+    try:
+        h, mi, s = int(hms[:2]), int(hms[3:5]), int(hms[6:])
+        if h > 23 or s > 59:
+            return None
+        dt = datetime(int(y), month, int(d), h, mi, s, tzinfo=UTC)
+    except ValueError:
+        return None
+    return dt - timedelta(minutes=offset) if offset else dt
+
+
 def parse_date(value: str | None) -> datetime | None:
     """Parse a feed date into an aware UTC datetime; None when it cannot be read.
 
@@ -211,6 +247,8 @@ def parse_date(value: str | None) -> datetime | None:
                     int(m.group("h") or 0), int(m.group("mi") or 0), int(m.group("s") or 0),
                     0, offset,
                 )
+        elif (fast := _rfc822_fast(text)) is not None:
+            return fast
         for pattern in (_RFC822, _MONTH_FIRST, _ASCTIME):
             m = pattern.match(text)
             if m:

@@ -125,6 +125,7 @@ def _clean(name: str | None) -> str | None:
     return name or None
 
 
+@lru_cache(maxsize=8192)  # the same byline on every entry; Person is frozen, so shareable
 def parse_person(text: str | None) -> Person | None:
     """``jane@x.org (Jane Doe)``, ``Jane Doe <jane@x.org>``, a bare mailbox, or a bare name."""
     if not text:
