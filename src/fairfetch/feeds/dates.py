@@ -247,8 +247,8 @@ def parse_date(value: str | None) -> datetime | None:
                     int(m.group("h") or 0), int(m.group("mi") or 0), int(m.group("s") or 0),
                     0, offset,
                 )
-        elif (fast := _rfc822_fast(text)) is not None:
-            return fast
+        elif (rfc := _rfc822_fast(text)) is not None:
+            return rfc
         for pattern in (_RFC822, _MONTH_FIRST, _ASCTIME):
             m = pattern.match(text)
             if m:
