@@ -1,4 +1,4 @@
-"""The stable Python API: ``fairfetch.parse_feed`` and the model, exactly as DESIGN.md lists them."""
+"""The stable Python API: ``fairfetch.parse_feed`` and the model, as DESIGN.md lists them."""
 
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def test_the_model_has_the_contract_fields_in_order() -> None:
     assert get_type_hints(Feed)["contacts"] == list[Contact]
     assert get_type_hints(Enclosure)["length"] == int | None
     for cls in (Feed, Entry, Person, Contact, Enclosure):
-        assert cls.__dataclass_params__.frozen, cls  # type: ignore[attr-defined]
+        assert cls.__dataclass_params__.frozen, cls  # type: ignore[union-attr]
     params = inspect.signature(fairfetch.parse_feed).parameters
     assert list(params)[:3] == ["data", "url", "headers"]
     assert params["url"].default is None
