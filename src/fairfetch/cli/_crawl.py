@@ -160,7 +160,7 @@ async def _refresh(env: Any, urls: list[str]) -> CrawlSummary:
 @app.command("demo")
 def demo(
     ctx: typer.Context,
-    port: Annotated[int, typer.Option(help="Port for the web directory", min=0, max=65535)] = 8080,
+    port: Annotated[int, typer.Option(help="Port for the web directory", min=1, max=65535)] = 8080,
     feeds: Annotated[int, typer.Option(help="How many testbed feeds to add", min=1)] = 400,
     serve: Annotated[bool, typer.Option("--serve/--no-serve", help="Serve after the crawl")] = True,
 ) -> None:
@@ -198,18 +198,25 @@ def demo(
             sink.stop()
             return
         try:
+            from fairfetch.cli._web import _startup_failure_is_an_error
             from fairfetch.web.serve import run_service
         except ImportError:
             console.print("(the web directory is not available in this build)")
             return
-        console.print(
-            f"\n[bold green]Open http://127.0.0.1:{port}/[/bold green]  "
-            f"(crawlstats: http://127.0.0.1:{port}/crawlstats, mails sent: "
-            f"http://127.0.0.1:{port}/outbox, admin token: "
-            f"{env.settings.admin_token!r}). Ctrl-C to stop.",
-            highlight=False,
-        )
+        token = env.settings.admin_token
+
+        def announce(url: str) -> None:
+            # Printed once the server listens, so the URL works the moment it is shown.
+            console.print(
+                f"\n[bold green]Open {url}/[/bold green]  (crawlstats: {url}/crawlstats, "
+                f"mails sent: {url}/outbox, admin token: {token!r}). Ctrl-C to stop.",
+                highlight=False,
+            )
+
         try:
-            run_service(env.settings, env.store, host="127.0.0.1", port=port)
+            with _startup_failure_is_an_error("127.0.0.1", port):
+                run_service(
+                    env.settings, env.store, host="127.0.0.1", port=port, on_started=announce
+                )
         finally:
             sink.stop()

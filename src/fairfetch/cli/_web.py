@@ -3,12 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated
 
 import typer
 
 from fairfetch.cli._app import app, console, globals_of, open_store_at
 from fairfetch.config import Settings
+from fairfetch.errors import ConfigError
+
+
+@contextmanager
+def _startup_failure_is_an_error(host: str, port: int) -> Iterator[None]:
+    """uvicorn answers a port it cannot bind with ``sys.exit(3)`` (after logging why): that is
+    a bad --host/--port, reported like every other bad input, not a bare exit status."""
+    try:
+        yield
+    except SystemExit as exc:
+        if exc.code in (None, 0):
+            raise
+        raise ConfigError(
+            f"could not serve on {host}:{port} (address in use or not available here)"
+        ) from None
 
 
 def _announce(url: str) -> None:
@@ -37,9 +54,9 @@ def serve_command(
 ) -> None:
     """Serve the directory (pages, JSON API, /crawlstats, /metrics) without crawling."""
     settings = globals_of(ctx).settings()
-    asyncio.run(
-        _serve_only(settings, host or settings.host, settings.port if port is None else port)
-    )
+    host, port = host or settings.host, settings.port if port is None else port
+    with _startup_failure_is_an_error(host, port):
+        asyncio.run(_serve_only(settings, host, port))
 
 
 @app.command("run")
@@ -54,14 +71,10 @@ def run_command(
     from fairfetch.web.serve import run_service
 
     settings = globals_of(ctx).settings()
+    host, port = host or settings.host, settings.port if port is None else port
     store = open_store_at(settings.db)
     try:
-        run_service(
-            settings,
-            store,
-            host=host or settings.host,
-            port=settings.port if port is None else port,
-            on_started=_announce,
-        )
+        with _startup_failure_is_an_error(host, port):
+            run_service(settings, store, host=host, port=port, on_started=_announce)
     finally:
         store.close()
