@@ -198,14 +198,23 @@ def load_view(conn: sqlite3.Connection, *, sample_sources: int = 3) -> SiteView:
             "AND l.location != 'head' GROUP BY l.to_url"
         ).fetchall()
     )
+    # With the links_to index (a finished crawl file has it), CROSS JOIN fixes the order: the
+    # few error and redirect pages first, then their inlinks through the index; SQLite would
+    # otherwise scan every link (100x slower at 10k pages). Without it, let SQLite choose.
+    indexed = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type='index' AND name='links_to'"
+    ).fetchone()
+    join = "CROSS JOIN" if indexed else "JOIN"
     broken = conn.execute(
-        "SELECT DISTINCT f.url, l.to_url, p.status FROM links l JOIN pages p ON p.url = l.to_url "
-        "JOIN pages f ON f.id = l.from_id WHERE l.internal = 1 AND p.status >= 400 "
+        f"SELECT DISTINCT f.url, l.to_url, p.status FROM pages p {join} links l "
+        "ON l.to_url = p.url JOIN pages f ON f.id = l.from_id "
+        "WHERE l.internal = 1 AND p.status >= 400 "
         "ORDER BY f.id, l.seq"
     ).fetchall()
     to_redirects = conn.execute(
-        "SELECT DISTINCT f.url, l.to_url, p.status FROM links l JOIN pages p ON p.url = l.to_url "
-        "JOIN pages f ON f.id = l.from_id WHERE l.internal = 1 AND p.status BETWEEN 300 AND 399 "
+        f"SELECT DISTINCT f.url, l.to_url, p.status FROM pages p {join} links l "
+        "ON l.to_url = p.url JOIN pages f ON f.id = l.from_id "
+        "WHERE l.internal = 1 AND p.status BETWEEN 300 AND 399 "
         "ORDER BY f.id, l.seq"
     ).fetchall()
     nofollow = conn.execute(
