@@ -12,14 +12,16 @@ the tag; they are mapped the same way, because the publisher plainly meant it.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from contextvars import ContextVar
+from functools import lru_cache
 
 from lxml import etree
 
-__all__ = ["XML_BASE", "inner_markup", "key_of", "lift_cdata", "lifted", "make_parser",
-           "text_of"]
+__all__ = ["XML_BASE", "inner_markup", "key_of", "lift_bodies", "lifted", "make_parser",
+           "text_of", "unlift"]
 
 XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
@@ -126,9 +128,12 @@ def make_parser() -> etree.XMLParser:
     )
 
 
-# Large CDATA sections (article bodies) are lifted out of the document before libxml2 sees it
-# and put back when their element's text is read: the parser then only walks the feed's
-# structure, which is most of the speed-up over parsing every body byte by byte.
+# Large bodies are lifted out of the document before libxml2 sees it and put back when their
+# element's text is read: the parser then only walks the feed's structure. Two kinds: CDATA
+# sections (RSS content:encoded, descriptions) and long runs of escaped character data (Atom
+# content type="html"). libxml2 reads non-ASCII character data and CDATA one character at a
+# time (~200 MB/s); decoding a lifted body is one C call, and unescaping the five predefined
+# entities a few split/join passes.
 _MARK_START = "\ue000"
 _MARK_END = "\ue001"
 _LIFT_MIN = 1024
@@ -137,6 +142,10 @@ _MARK_RE = re.compile(_MARK_START + r"[0-9a-f]+:\d+" + _MARK_END)
 
 
 _FORBIDDEN = bytes([*range(0, 9), 11, 12, *range(14, 32)])  # C0 controls XML forbids
+_NAMED = ((b"&lt;", b"<"), (b"&gt;", b">"), (b"&quot;", b'"'), (b"&apos;", b"'"),
+          (b"&amp;", b"&"))  # &amp; last: what it yields must not be read again
+_NUMREF = re.compile(rb"&#(?:([0-9]{1,7})|x([0-9a-fA-F]{1,6}));")
+_AMP_HELD = b"\xff"  # never in valid UTF-8: holds "&" from &#38; while named refs are replaced
 
 
 def _newlines(text: str) -> str:
@@ -146,34 +155,114 @@ def _newlines(text: str) -> str:
     return text
 
 
-def lift_cdata(data: bytes) -> tuple[bytes, dict[str, str]]:
-    """Replace CDATA sections of at least 1 KB with placeholders; returns the bytes to parse
-    and each section's text by placeholder.
+def _numref(m: re.Match[bytes]) -> bytes:
+    n = int(m.group(1)) if m.group(1) is not None else int(m.group(2), 16)
+    if not (n in (9, 10, 13) or 0x20 <= n <= 0xD7FF or 0xE000 <= n <= 0xFFFD
+            or 0x10000 <= n <= 0x10FFFF):
+        raise ValueError(n)  # libxml2 reports it: not ours to read
+    return _AMP_HELD if n == 38 else chr(n).encode("utf-8")
 
-    The parser then only walks the feed's structure. Nothing is lifted when a section is not
-    valid UTF-8 (the caller's slow path deals with the encoding). Escaped (non-CDATA) bodies are
-    left to libxml2: measured, its entity decoding beats any unescaping done from Python.
-    Should a lift ever break the structure, the parser reports errors and the caller parses the
-    document whole.
+
+def _character_data(raw: bytes) -> str | None:
+    """The text libxml2 makes of markup-free character data ``raw``, or None for anything it
+    would not read silently (other entities, bad bytes, forbidden characters, ``]]>``): those
+    runs stay in the document for libxml2."""
+    if b"]]>" in raw or len(raw.translate(None, _FORBIDDEN)) != len(raw):
+        return None
+    if b"\r" in raw:
+        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if b"&" in raw:
+        held = False
+        if b"&#" in raw:
+            if _AMP_HELD in raw:
+                return None
+            try:
+                raw = _NUMREF.sub(_numref, raw)
+            except ValueError:
+                return None
+            held = _AMP_HELD in raw
+        amps = raw.count(b"&")
+        for ref, char in _NAMED:
+            parts = raw.split(ref)
+            if len(parts) > 1:
+                amps -= len(parts) - 1
+                raw = char.join(parts)
+        if amps:
+            return None  # an entity XML does not define, or a bare "&"
+        if held:
+            raw = raw.replace(_AMP_HELD, b"&")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if "\ufffe" in text or "\uffff" in text:
+        return None
+    return text
+
+
+@lru_cache(maxsize=4)
+def _run_re(minimum: int) -> re.Pattern[bytes]:
+    return re.compile(rb">([^<]{%d,})<" % minimum)
+
+
+def _protected(data: bytes) -> list[tuple[int, int]]:
+    """Spans of comments, processing instructions and CDATA sections, in document order: what
+    looks like a start tag inside them is not one."""
+    spans: list[tuple[int, int]] = []
+    pos = data.find(b"<", 0)
+    while pos >= 0:
+        if data.startswith(b"<!--", pos):
+            end = data.find(b"-->", pos + 4)
+            end = len(data) if end < 0 else end + 3
+        elif data.startswith(b"<![CDATA[", pos):
+            end = data.find(b"]]>", pos + 9)
+            end = len(data) if end < 0 else end + 3
+        elif data.startswith(b"<?", pos):
+            end = data.find(b"?>", pos + 2)
+            end = len(data) if end < 0 else end + 2
+        else:
+            pos = data.find(b"<", pos + 1)
+            continue
+        spans.append((pos, end))
+        pos = data.find(b"<", end)
+    return spans
+
+
+def lift_bodies(data: bytes) -> tuple[bytes, dict[str, str]]:
+    """Replace large CDATA sections and large runs of escaped text that open an element with
+    placeholders; returns the bytes to parse and each body's text by placeholder.
+
+    Nothing is lifted that libxml2 would not read silently (invalid UTF-8, forbidden
+    characters, entities XML does not define): the parser then reports it as it would have.
+    Should a lift ever break the structure (a ``>`` inside an attribute value), the parser
+    reports errors and the caller parses the document whole.
     """
-    if data.find(b"<![CDATA[") < 0:
+    runs = len(data) >= 8 * _LIFT_MIN
+    if not runs and b"<![CDATA[" not in data:
         return data, {}
-    if len(data.translate(None, _FORBIDDEN)) != len(data):  # C loop; a regex is 5x slower
-        return data, {}  # the slow path strips them; lifted text would bypass libxml2's check
     token = os.urandom(6).hex()
-    out: list[bytes] = []
     found: dict[str, str] = {}
-    copied = 0
+    data = _lift_cdata(data, token, found)
+    if runs:
+        data = _lift_runs(data, token, found)
+    return data, found
 
-    def place(start: int, end: int, text: str) -> None:
-        nonlocal copied
-        mark = f"{_MARK_START}{token}:{len(found)}{_MARK_END}"
-        found[mark] = text
-        out.append(data[copied:start])
-        out.append(mark.encode("utf-8"))
-        copied = end
 
+def _mark(token: str, found: dict[str, str], text: str) -> bytes:
+    mark = f"{_MARK_START}{token}:{len(found)}{_MARK_END}"
+    found[mark] = text
+    return mark.encode("utf-8")
+
+
+def _lift_cdata(data: bytes, token: str, found: dict[str, str]) -> bytes:
     start = data.find(b"<![CDATA[")
+    if start < 0:
+        return data
+    if len(data.translate(None, _FORBIDDEN)) != len(data):  # C loop; a regex is 5x slower
+        return data  # the slow path strips them; lifted text would bypass libxml2's check
+    out: list[bytes] = []
+    copied = 0
+    lifted: dict[str, str] = {}
     while start >= 0:
         end = data.find(b"]]>", start + 9)
         if end < 0:
@@ -182,17 +271,56 @@ def lift_cdata(data: bytes) -> tuple[bytes, dict[str, str]]:
             try:
                 text = data[start + 9:end].decode("utf-8")
             except UnicodeDecodeError:
-                return data, {}
-            place(start, end + 3, _newlines(text))
+                return data
+            if "\ufffe" in text or "\uffff" in text:
+                return data
+            out.append(data[copied:start])
+            out.append(_mark(token, lifted, _newlines(text)))
+            copied = end + 3
         start = data.find(b"<![CDATA[", end + 3)
-    if not found:
-        return data, {}
+    if not lifted:
+        return data
+    found.update(lifted)
     out.append(data[copied:])
-    return b"".join(out), found
+    return b"".join(out)
+
+
+def _lift_runs(data: bytes, token: str, found: dict[str, str]) -> bytes:
+    out: list[bytes] = []
+    copied = 0
+    spans: list[tuple[int, int]] | None = None
+    ours = f"{_MARK_START}{token}".encode()  # a CDATA placeholder is not text to lift again
+    for m in _run_re(_LIFT_MIN).finditer(data):
+        gt, start, end = m.start(), m.start(1), m.end(1)
+        lt = data.rfind(b"<", 0, gt)
+        # Only the text that opens an element: after a start tag whose end this ">" is.
+        if (lt < 0 or data[lt + 1:lt + 2] in (b"/", b"!", b"?") or data[gt - 1:gt] == b"/"
+                or data.find(b">", lt, gt) >= 0):
+            continue
+        if spans is None:
+            spans = _protected(data) if (b"<!" in data or b"<?" in data) else []
+        if spans and _inside(spans, lt):
+            continue
+        raw = data[start:end]
+        text = None if ours in raw else _character_data(raw)
+        if text is None:
+            continue
+        out.append(data[copied:start])
+        out.append(_mark(token, found, text))
+        copied = end
+    if not out:
+        return data
+    out.append(data[copied:])
+    return b"".join(out)
+
+
+def _inside(spans: list[tuple[int, int]], pos: int) -> bool:
+    i = bisect.bisect_right(spans, (pos, 1 << 62)) - 1
+    return i >= 0 and spans[i][0] <= pos < spans[i][1]
 
 
 def lifted(sections: dict[str, str] | None) -> object:
-    """Make ``sections`` the lifted CDATA that text_of restores (returns the reset token)."""
+    """Make ``sections`` the lifted bodies that text_of restores (returns the reset token)."""
     return _LIFTED.set(sections)
 
 
@@ -200,14 +328,26 @@ def unlift(token: object) -> None:
     _LIFTED.reset(token)  # type: ignore[arg-type]
 
 
-def _restore(text: str) -> str:
+def _escape(text: str) -> str:
+    """Text as lxml serialises character data."""
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("\r", "&#13;"))
+
+
+def _restore(text: str, escape: bool = False) -> str:
     sections = _LIFTED.get()
     if not sections:
         return text
-    whole = sections.get(text)
-    if whole is not None:
-        return whole
-    return _MARK_RE.sub(lambda m: sections.get(m.group(0), m.group(0)), text)
+    if not escape:
+        whole = sections.get(text)
+        if whole is not None:
+            return whole
+        return _MARK_RE.sub(lambda m: sections.get(m.group(0), m.group(0)), text)
+
+    def put(m: re.Match[str]) -> str:
+        body = sections.get(m.group(0))
+        return m.group(0) if body is None else _escape(body)
+    return _MARK_RE.sub(put, text)
 
 
 def text_of(el: etree._Element) -> str | None:
@@ -228,13 +368,14 @@ def inner_markup(el: etree._Element) -> str | None:
     """Text plus serialized child elements: markup a publisher forgot to escape stays markup."""
     if not len(el):
         return text_of(el)
-    parts = [el.text or ""]
+    head = el.text or ""
+    parts = [_restore(head) if _MARK_START in head else head]
     for child in el:
         if isinstance(child.tag, str):
-            parts.append(_XMLNS.sub("", etree.tostring(child, encoding="unicode", with_tail=True)))
+            markup = _XMLNS.sub("", etree.tostring(child, encoding="unicode", with_tail=True))
+            parts.append(_restore(markup, escape=True) if _MARK_START in markup else markup)
         else:
-            parts.append(child.tail or "")
+            tail = child.tail or ""
+            parts.append(_restore(tail) if _MARK_START in tail else tail)
     text = "".join(parts).strip()
-    if _MARK_START in text:
-        text = _restore(text).strip()
     return text or None

@@ -79,6 +79,7 @@ _PODCAST_MEDIUM = {"podcast": "podcast", "music": "podcast", "audiobook": "podca
                    "video": "video", "film": "video", "newsletter": "newsletter", "blog": "blog"}
 
 
+@lru_cache(maxsize=8192)  # the same feed, self and site URLs on every fetch of a feed
 def _host(url: str) -> str:
     # Fast path for the common absolute http(s) URL; urlsplit for everything else.
     scheme_end = url.find("://")
@@ -94,6 +95,11 @@ def _host(url: str) -> str:
 
 def _under(host: str, suffix: str) -> bool:
     return host == suffix or host.endswith("." + suffix)
+
+
+@lru_cache(maxsize=8192)
+def _is_video_host(host: str) -> bool:
+    return any(_under(host, v) for v in _VIDEO_HOSTS)
 
 
 _NONE = len(NEWSLETTER_PLATFORMS)
@@ -126,7 +132,6 @@ def _cdn_platform(host: str) -> int:
 
 def detect_platform(signals: Signals) -> tuple[str, str] | None:
     """The newsletter platform a feed is served by, and the fingerprint that shows it."""
-    headers = {k.lower(): v.lower() for k, v in signals.headers.items()}
     hosts = list(dict.fromkeys(h for h in map(_host, signals.urls) if h))
     # The first platform any fingerprint points at, from cached per-value lookups; the ordered
     # scan below then starts there and words the evidence (most feeds match none: no scan).
@@ -134,10 +139,11 @@ def detect_platform(signals: Signals) -> tuple[str, str] | None:
         _generator_platform(signals.generator) if signals.generator else _NONE,
         min(map(_host_platform, hosts), default=_NONE),
         min(map(_cdn_platform, signals.enclosure_hosts), default=_NONE),
-        0 if not _MARKED_HEADERS.isdisjoint(headers) else _NONE,
+        0 if not _MARKED_HEADERS.isdisjoint(map(str.lower, signals.headers)) else _NONE,
     )
     if first == _NONE:
         return None
+    headers = {k.lower(): v.lower() for k, v in signals.headers.items()}
     for name, gen, suffixes, cdn_hosts, header_marks in NEWSLETTER_PLATFORMS[first:]:
         if gen is not None and signals.generator and gen.search(signals.generator):
             return name, f"generator {signals.generator!r}"
@@ -177,8 +183,7 @@ def classify(s: Signals) -> tuple[str, list[str]]:
             evidence.append(f"hosted on {platform[0]} ({platform[1]})")
         return "podcast", evidence
 
-    hosts = [h for h in (_host(u) for u in s.urls) if h]
-    video_host = next((h for h in hosts if any(_under(h, v) for v in _VIDEO_HOSTS)), None)
+    video_host = next((h for h in map(_host, s.urls) if h and _is_video_host(h)), None)
     if s.video_entries or s.media_video_entries or video_host or s.youtube_ns:
         if s.video_entries:
             evidence.append(f"{s.video_entries} of {s.entries} entries ship video enclosures")

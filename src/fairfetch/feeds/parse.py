@@ -23,7 +23,7 @@ from fairfetch.feeds._xml import (
     NS_RSS090,
     XML_BASE,
     key_of,
-    lift_cdata,
+    lift_bodies,
     lifted,
     make_parser,
     unlift,
@@ -150,7 +150,7 @@ def _parse_xml(data: bytes, url: str | None, headers: Mapping[str, str] | None) 
     utf8, had_entities = strip_doctype(utf8)
     sections: dict[str, str] = {}
     if encoding == "utf-8" and not had_entities:
-        lifted_bytes, sections = lift_cdata(utf8)
+        lifted_bytes, sections = lift_bodies(utf8)
         if sections:
             root, errors = _parse_tree(lifted_bytes)
             if errors:  # anything odd: parse the document whole, as it came
