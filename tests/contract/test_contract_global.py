@@ -139,3 +139,23 @@ def test_every_listing_or_showing_command_takes_json() -> None:
 def test_port_out_of_range_is_refused_before_anything_starts(args: list[str]) -> None:
     r = Cli({})(*args)
     assert_clean_error(r, "--port")
+
+
+def test_json_times_are_utc_with_z_whatever_the_source() -> None:
+    import io
+    import json
+    from contextlib import redirect_stdout
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from fairfetch.cli._app import print_json
+
+    out = io.StringIO()
+    paris = timezone(timedelta(hours=2))
+    with redirect_stdout(out):
+        print_json({"a": datetime(2026, 3, 3, 10, 0, tzinfo=paris),
+                    "b": [datetime(2026, 3, 3, 8, 0)], "c": datetime(2026, 3, 3, 8, 0, tzinfo=UTC),
+                    "d": None})  # fmt: skip
+    assert json.loads(out.getvalue()) == {
+        "a": "2026-03-03T08:00:00Z", "b": ["2026-03-03T08:00:00Z"], "c": "2026-03-03T08:00:00Z",
+        "d": None,
+    }  # fmt: skip

@@ -5,6 +5,7 @@ nothing lost. Mail goes to a real SMTP sink on loopback."""
 from __future__ import annotations
 
 import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -150,3 +151,25 @@ def test_bad_notify_input_is_named(ncli: Cli, tb: Testbed, sink: MailSink) -> No
     )
     assert ncli.json("notify", "list", "--json") == []
     assert sink.mails == []
+
+
+def test_send_due_exits_0_when_the_mail_server_is_down_and_loses_nothing(
+    tb: Testbed, db_url: str, sink: MailSink
+) -> None:
+    [spec] = tb.catalog(n=1, behaviours=["podcast"])
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        down = f"smtp://127.0.0.1:{closed.getsockname()[1]}"  # bound, not listening: refused
+        cli = Cli({**tb.env(), "FAIRFETCH_DB": db_url, "FAIRFETCH_SMTP_URL": down,
+                   "FAIRFETCH_PUBLIC_URL": PUBLIC, "FAIRFETCH_NOTIFY_RATE": "0"})  # fmt: skip
+        cli.ok("notify", "subscribe", "later@example.test", spec.url)
+        r = cli("notify", "send-due", "--json")
+        assert r.exit_code == 0, r.output
+        [row] = cli.json("notify", "outbox", "--json")
+        assert (row["kind"], row["status"]) == ("confirm", "pending")
+        assert row["last_error"]
+    # the server is back: the confirmation mail goes out (its retry is due later, not dropped)
+    up = Cli({**cli.env, "FAIRFETCH_SMTP_URL": sink.smtp_url})
+    assert cli.json("notify", "list", "--json")[0]["status"] == "pending"
+    assert up("notify", "send-due").exit_code == 0
+    assert [r["status"] for r in up.json("notify", "outbox", "--json")] in (["pending"], ["sent"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import typer
@@ -113,8 +114,20 @@ def open_store_at(url: str) -> Any:
         raise StoreError(f"database {_shown_url(url)!r}: cannot open ({detail})") from None
 
 
+def _utc(value: Any) -> Any:
+    """Every datetime as aware UTC (a naive one is UTC by the store's convention), so --json
+    always prints ``…Z``, whatever a repository handed back."""
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    if isinstance(value, dict):
+        return {k: _utc(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_utc(v) for v in value]
+    return value
+
+
 def print_json(value: Any) -> None:
     from fairfetch.store import dumps
 
     # Plain print: rich would re-wrap long lines and break the JSON for pipes.
-    print(dumps(value))
+    print(dumps(_utc(value)))
