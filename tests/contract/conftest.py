@@ -51,8 +51,11 @@ class Cli:
         return json.loads(self.ok(*args).stdout)
 
 
-@pytest.fixture
-def db_url(tmp_path: Path) -> str:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Each contract test runs on both stores (PostgreSQL under scripts/with-postgres)."""
+    if request.param == "postgresql":
+        return str(request.getfixturevalue("pg_url"))
     return f"sqlite:///{tmp_path}/contract.db"
 
 
