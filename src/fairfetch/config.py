@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from fairfetch.errors import ConfigError
 
@@ -129,6 +130,14 @@ def env_name(name: str) -> str:
     return "FAIRFETCH_" + name.upper()
 
 
+def _check_public_url(url: str) -> None:
+    """Links in mails and WebSub callbacks are built on it: a value without a scheme or host
+    would send readers and hubs nowhere, silently, long after start-up."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"not an http(s) URL with a host: {url!r}")
+
+
 def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
     """Turn a file or environment value into the field's type, naming the setting (and where
     the value came from) on failure: an operator must be able to find the line to fix."""
@@ -162,7 +171,10 @@ def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
             if not isinstance(raw, Mapping):
                 raise ValueError("expected a table")
             return dict(raw)
-        return str(raw)
+        text = str(raw)
+        if name == "public_url":
+            _check_public_url(text)
+        return text
     except (TypeError, ValueError) as exc:
         source = f" ({where})" if where else ""
         raise ConfigError(f"setting {name!r}{source}: {exc}") from None

@@ -30,6 +30,9 @@ def _other_value(name: str) -> tuple[Any, str, Any]:
     if isinstance(default, tuple):
         return '["10.0.0.0/8", "a.test:127.0.0.1"]', "10.0.0.0/8, a.test:127.0.0.1", (
             "10.0.0.0/8", "a.test:127.0.0.1")
+    if name.endswith("_url") and name != "db":
+        value = "https://x-" + name.replace("_", "-") + ".example.test"
+        return f'"{value}"', value, value
     return '"x-' + name + '"', "x-" + name, "x-" + name
 
 
@@ -121,3 +124,12 @@ def test_bad_values_name_the_variable(var: str, raw: str) -> None:
         load_settings(None, environ={var: raw})
     assert var in str(caught.value)
     assert raw in str(caught.value)
+
+
+@pytest.mark.parametrize("bad", ["example.org", "ftp://example.org", "https://", "/relative"])
+def test_public_url_must_be_an_http_url_with_a_host(bad: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(None, environ={"FAIRFETCH_PUBLIC_URL": bad})
+    assert "FAIRFETCH_PUBLIC_URL" in str(caught.value)
+    assert load_settings(None, environ={"FAIRFETCH_PUBLIC_URL": "https://ff.example/app"}) \
+        .public_url == "https://ff.example/app"
