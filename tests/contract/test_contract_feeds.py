@@ -271,3 +271,18 @@ def _last_json_object(text: str) -> dict[str, Any]:
     import json
 
     return json.loads(text[text.index("{"):])  # a progress line may precede it
+
+
+def test_text_views_print_hostile_titles_and_urls_as_they_are(cli: Cli, db_url: str) -> None:
+    """Data is never read as console markup: a title like ``[/b]`` would otherwise crash the
+    listing (rich MarkupError) or vanish from it."""
+    from fairfetch.store import open_store
+
+    url = "http://odd.test/feed?x=[/b]&y=[red]"
+    store = open_store(db_url)
+    store.add_feed(url, now=datetime.now(UTC), politeness_key="odd.test")
+    store.close()
+    listed = cli.ok("feeds", "list")
+    assert "[/b]" in listed.stdout
+    shown = cli.ok("feeds", "show", url)
+    assert url in shown.stdout.replace("\n", "")

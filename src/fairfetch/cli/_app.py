@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 from typer.core import TyperGroup
 
 from fairfetch.config import Settings, load_settings
@@ -124,6 +125,12 @@ def _utc(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_utc(v) for v in value]
     return value
+
+
+def plain(value: object) -> Text:
+    """A table cell holding data (a title, a URL, an error): never read as rich markup, so a
+    feed titled ``[/b]`` neither vanishes nor crashes the listing."""
+    return Text("" if value is None else str(value))
 
 
 def print_json(value: Any) -> None:

@@ -9,10 +9,11 @@ from typing import Annotated
 from urllib.parse import urlsplit
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from fairfetch.cli._app import app, console, globals_of
+from fairfetch.cli._app import app, console, globals_of, plain
 from fairfetch.errors import AuditError, InputError
 
 audit_app = typer.Typer(help="Audit one website: crawl it, judge it, export a workbook.",
@@ -87,7 +88,8 @@ def crawl(
             f"{stats.pages_done} pages, {stats.externals_checked} URLs status-checked"
             + (f", not checked: {stats.not_checked}" if stats.not_checked else "")
             + (f" — cut short by {stats.cut_short}" if stats.cut_short else "")
-            + f" → {out}"
+            + f" → {out}",
+            markup=False,
         )
 
 
@@ -148,10 +150,10 @@ def report(
         example = "\n".join(f"{f['url']} {f['detail']}".strip() for f in shown)
         table.add_row(
             f"[{_SEVERITY_STYLE[r['severity']]}]{r['severity']}[/]", r["id"], str(r["count"]),
-            r["title"], example,
+            plain(r["title"]), plain(example),
         )  # fmt: skip
     console.print(table)
     if data["cut_short"]:
-        console.print(f"[yellow]Crawl cut short by {data['cut_short']}:[/yellow]")
+        console.print(f"[yellow]Crawl cut short by {escape(str(data['cut_short']))}:[/yellow]")
     for rule_id, why in data["silenced"].items():
-        console.print(f"  {rule_id}: {why}")
+        console.print(f"  {rule_id}: {why}", markup=False)

@@ -12,7 +12,15 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from fairfetch.cli._app import app, console, err_console, print_json, settings_of, store_of
+from fairfetch.cli._app import (
+    app,
+    console,
+    err_console,
+    plain,
+    print_json,
+    settings_of,
+    store_of,
+)
 from fairfetch.crawl import AddReport, Crawler
 from fairfetch.crawl.urls import normalize_feed_url
 from fairfetch.errors import InputError, InvalidURLError, NotFoundError
@@ -62,18 +70,19 @@ def get_feed(store: SqlStore, raw: str) -> FeedRecord:
 
 def _print_add_report(report: AddReport) -> int:
     for url in report.added:
-        console.print(f"[green]added[/green] {url}", highlight=False)
+        console.print(f"[green]added[/green] {escape(url)}", highlight=False)
     for url in report.existing:
-        console.print(f"[dim]exists[/dim] {url}", highlight=False)
+        console.print(f"[dim]exists[/dim] {escape(url)}", highlight=False)
     for site, links in report.discovered.items():
         if links:
             console.print(
-                f"[cyan]discovered[/cyan] {len(links)} feed(s) on {site}", highlight=False
+                f"[cyan]discovered[/cyan] {len(links)} feed(s) on {escape(site)}", highlight=False
             )
-    for raw, reason in report.invalid:
-        err_console.print(f"[red]invalid[/red] {raw!r}: {reason}", highlight=False)
-    for raw, reason in report.failed:
-        err_console.print(f"[red]failed[/red] {raw!r}: {reason}", highlight=False)
+    for label, bad in (("invalid", report.invalid), ("failed", report.failed)):
+        for raw, reason in bad:
+            err_console.print(
+                f"[red]{label}[/red] {escape(repr(raw))}: {escape(reason)}", highlight=False
+            )
     return BAD_INPUT if (report.invalid or report.failed) else 0
 
 
@@ -152,7 +161,8 @@ def feeds_list(
     table = Table("status", "kind", "errors", "entries", "url", "title")
     for f in rows:
         table.add_row(
-            f.status, f.kind or "", str(f.error_count), str(f.entry_count), f.url, f.title or ""
+            f.status, f.kind or "", str(f.error_count), str(f.entry_count), plain(f.url),
+            plain(f.title),
         )
     console.print(table)
 
@@ -176,7 +186,7 @@ def feeds_show(
     for k, v in view.items():
         if k == "recent_crawls":
             continue
-        table.add_row(f"[bold]{k}[/bold]", _text(v))
+        table.add_row(f"[bold]{k}[/bold]", plain(_text(v)))
     console.print(table)
 
 
@@ -187,8 +197,8 @@ def _text(value: object) -> str:
     if isinstance(value, datetime):
         return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
     if isinstance(value, list | dict):
-        return escape(dumps(value))
-    return escape(str(value))
+        return dumps(value)
+    return str(value)
 
 
 @feeds_app.command("refresh")
@@ -243,7 +253,7 @@ def feeds_refresh(
     if as_json:
         print_json(summary)
     else:
-        console.print(summary)
+        console.print(summary, markup=False)
     if unknown:
         raise typer.Exit(BAD_INPUT)
     if summary["skipped"]:
@@ -261,4 +271,4 @@ def feeds_remove(
         feed = store.delete_feed(get_feed(store, url).id)
     finally:
         store.close()
-    console.print(f"removed {feed.url}", highlight=False)
+    console.print(f"removed {feed.url}", highlight=False, markup=False)

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from fairfetch.cli._app import app, console, print_json, settings_of, store_of
+from fairfetch.cli._app import app, console, plain, print_json, settings_of, store_of
 
 notify_app = typer.Typer(
     name="notify",
@@ -62,11 +62,12 @@ def subscribe(
             f"a confirmation mail went to {req.email} less than an hour ago: follow its link "
             f"(settings updated; no new mail)",
             highlight=False,
+            markup=False,
         )
         return
     if result.confirm_outbox_id is None:
         console.print(f"{req.email} is already subscribed to {feed_url} (settings updated)",
-                      highlight=False)
+                      highlight=False, markup=False)
         return
     report = asyncio.run(_send_due(
         store, settings, only_ids={result.confirm_outbox_id},
@@ -77,6 +78,7 @@ def subscribe(
         f"confirmation mail to {req.email} {state}; subscription {sub['id']} is pending until "
         f"confirmed",
         highlight=False,
+        markup=False,
     )
 
 
@@ -128,7 +130,8 @@ def list_(
         flt = ("only " + ",".join(r["only"])) if r["only"] else ""
         flt += ("all but " + ",".join(r["except"])) if r["except"] else ""
         mode = r["mode"] if r["mode"] == "realtime" else f"{r['mode']} {r['hour']:02d}h {r['tz']}"
-        table.add_row(str(r["id"]), r["email"], r["feed_url"], mode, flt or "-", r["status"])
+        table.add_row(str(r["id"]), plain(r["email"]), plain(r["feed_url"]), plain(mode),
+                      plain(flt or "-"), r["status"])
     console.print(table)
 
 
@@ -189,11 +192,11 @@ def outbox(
         table.add_row(
             str(r["id"]),
             r["kind"],
-            r["email"],
+            plain(r["email"]),
             r["status"],
             r["due_at"].strftime("%Y-%m-%d %H:%M"),
             str(r["attempts"]),
-            r["subject"] or r["last_error"] or "",
+            plain(r["subject"] or r["last_error"] or ""),
         )
     console.print(table)
 
@@ -224,7 +227,8 @@ def grant(
     if as_json:
         print_json(result)
         return
-    console.print(f"{publisher}: balance {result['balance']} credits", highlight=False)
+    console.print(f"{publisher}: balance {result['balance']} credits", highlight=False,
+                  markup=False)
 
 
 @notify_app.command("sink")

@@ -11,9 +11,18 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
-from fairfetch.cli._app import app, console, err_console, print_json, settings_of, store_of
+from fairfetch.cli._app import (
+    app,
+    console,
+    err_console,
+    plain,
+    print_json,
+    settings_of,
+    store_of,
+)
 from fairfetch.store import websub_repo as repo
 
 websub_app = typer.Typer(help="WebSub subscriptions (push updates from hubs).",
@@ -58,7 +67,8 @@ def websub_list(
     for r in rows:
         expires = r["lease_expires_at"].isoformat() if r["lease_expires_at"] else "-"
         note = r["denied_reason"] or r["last_error"] or ""
-        table.add_row(str(r["id"]), r["feed"] or "(removed)", r["hub"], r["state"], expires, note)
+        table.add_row(str(r["id"]), plain(r["feed"] or "(removed)"), plain(r["hub"]), r["state"],
+                      expires, plain(note))
     console.print(table)
 
 
@@ -132,12 +142,12 @@ def websub_renew(
                 ok = outcome.subscription is not None and not outcome.detail
                 failures += not ok
                 console.print(f"{'subscribed' if ok else 'not subscribed'} feed {fid}: "
-                              f"{outcome.detail or outcome.topic}", highlight=False)
+                              f"{outcome.detail or outcome.topic}", highlight=False, markup=False)
         for fid, sub in latest.items():
             rec = await service.request(sub, "subscribe")
             if rec.last_error:
                 failures += 1
-                err_console.print(f"[red]failed[/red] feed {fid}: {rec.last_error}",
+                err_console.print(f"[red]failed[/red] feed {fid}: {escape(rec.last_error)}",
                                   highlight=False)
             else:
                 console.print(f"requested feed {fid} ({rec.state})", highlight=False)
