@@ -5,7 +5,11 @@ field names, optionally grouped under ``[fairfetch]``) < environment variables
 (``FAIRFETCH_`` + the field name in upper case) < explicit overrides (command-line flags).
 
 Like Scrapy's settings, every knob is here with its default and the reason for it, so an operator
-can read one file to know what fairfetch will do.
+can read one file to know what fairfetch will do. Every field has both a config-file key and an
+environment variable (``key_overrides``, a table, is config-file only). Lists are TOML arrays or
+comma-separated text; an empty value turns off a setting that may be off (``None`` below). A value
+that cannot be used is a :class:`~fairfetch.errors.ConfigError` naming the setting and where the
+value came from (file, variable or option).
 """
 
 from __future__ import annotations
