@@ -12,7 +12,6 @@ the tag; they are mapped the same way, because the publisher plainly meant it.
 
 from __future__ import annotations
 
-import bisect
 import os
 import re
 from contextvars import ContextVar
@@ -166,31 +165,18 @@ def _numref(m: re.Match[bytes]) -> bytes:
 def _character_data(raw: bytes) -> str | None:
     """The text libxml2 makes of markup-free character data ``raw``, or None for anything it
     would not read silently (other entities, bad bytes, forbidden characters, ``]]>``): those
-    runs stay in the document for libxml2."""
-    if b"]]>" in raw or len(raw.translate(None, _FORBIDDEN)) != len(raw):
+    runs stay in the document for libxml2. Each step is one C pass over the bytes."""
+    if len(raw.translate(None, _FORBIDDEN)) != len(raw):
         return None
     if b"\r" in raw:
         raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     if b"&" in raw:
-        held = False
-        if b"&#" in raw:
-            if _AMP_HELD in raw:
+        unescaped = _named_refs(raw)
+        if unescaped is None:  # numeric references (or a stray "&"): decode those first
+            unescaped = _numeric_refs(raw)
+            if unescaped is None:
                 return None
-            try:
-                raw = _NUMREF.sub(_numref, raw)
-            except ValueError:
-                return None
-            held = _AMP_HELD in raw
-        amps = raw.count(b"&")
-        for ref, char in _NAMED:
-            parts = raw.split(ref)
-            if len(parts) > 1:
-                amps -= len(parts) - 1
-                raw = char.join(parts)
-        if amps:
-            return None  # an entity XML does not define, or a bare "&"
-        if held:
-            raw = raw.replace(_AMP_HELD, b"&")
+        raw = unescaped
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -200,32 +186,37 @@ def _character_data(raw: bytes) -> str | None:
     return text
 
 
+def _named_refs(raw: bytes) -> bytes | None:
+    """``raw`` with the five predefined entities replaced; None when some "&" is not one."""
+    amps = raw.count(b"&")
+    for ref, char in _NAMED:
+        parts = raw.split(ref)
+        if len(parts) > 1:
+            amps -= len(parts) - 1
+            raw = char.join(parts)
+            if not amps:
+                return raw  # every "&" accounted for: the rarer entities need no pass
+    return None if amps else raw
+
+
+def _numeric_refs(raw: bytes) -> bytes | None:
+    if _AMP_HELD in raw:
+        return None
+    try:
+        raw = _NUMREF.sub(_numref, raw)
+    except ValueError:
+        return None
+    if b"&" in raw:
+        named = _named_refs(raw)
+        if named is None:
+            return None
+        raw = named
+    return raw.replace(_AMP_HELD, b"&")
+
+
 @lru_cache(maxsize=4)
 def _run_re(minimum: int) -> re.Pattern[bytes]:
     return re.compile(rb">([^<]{%d,})<" % minimum)
-
-
-def _protected(data: bytes) -> list[tuple[int, int]]:
-    """Spans of comments, processing instructions and CDATA sections, in document order: what
-    looks like a start tag inside them is not one."""
-    spans: list[tuple[int, int]] = []
-    pos = data.find(b"<", 0)
-    while pos >= 0:
-        if data.startswith(b"<!--", pos):
-            end = data.find(b"-->", pos + 4)
-            end = len(data) if end < 0 else end + 3
-        elif data.startswith(b"<![CDATA[", pos):
-            end = data.find(b"]]>", pos + 9)
-            end = len(data) if end < 0 else end + 3
-        elif data.startswith(b"<?", pos):
-            end = data.find(b"?>", pos + 2)
-            end = len(data) if end < 0 else end + 2
-        else:
-            pos = data.find(b"<", pos + 1)
-            continue
-        spans.append((pos, end))
-        pos = data.find(b"<", end)
-    return spans
 
 
 def lift_bodies(data: bytes) -> tuple[bytes, dict[str, str]]:
@@ -242,8 +233,8 @@ def lift_bodies(data: bytes) -> tuple[bytes, dict[str, str]]:
         return data, {}
     token = os.urandom(6).hex()
     found: dict[str, str] = {}
-    data = _lift_cdata(data, token, found)
-    if runs:
+    data, whole = _lift_cdata(data, token, found)
+    if runs and whole:  # never beside a large CDATA section left in place: it holds markup
         data = _lift_runs(data, token, found)
     return data, found
 
@@ -254,12 +245,13 @@ def _mark(token: str, found: dict[str, str], text: str) -> bytes:
     return mark.encode("utf-8")
 
 
-def _lift_cdata(data: bytes, token: str, found: dict[str, str]) -> bytes:
+def _lift_cdata(data: bytes, token: str, found: dict[str, str]) -> tuple[bytes, bool]:
+    """Lift the large CDATA sections; the flag is False when one had to stay in place."""
     start = data.find(b"<![CDATA[")
     if start < 0:
-        return data
+        return data, True
     if len(data.translate(None, _FORBIDDEN)) != len(data):  # C loop; a regex is 5x slower
-        return data  # the slow path strips them; lifted text would bypass libxml2's check
+        return data, False  # the slow path strips them; lifted text would bypass libxml2
     out: list[bytes] = []
     copied = 0
     lifted: dict[str, str] = {}
@@ -271,25 +263,31 @@ def _lift_cdata(data: bytes, token: str, found: dict[str, str]) -> bytes:
             try:
                 text = data[start + 9:end].decode("utf-8")
             except UnicodeDecodeError:
-                return data
+                return data, False
             if "\ufffe" in text or "\uffff" in text:
-                return data
+                return data, False
             out.append(data[copied:start])
             out.append(_mark(token, lifted, _newlines(text)))
             copied = end + 3
         start = data.find(b"<![CDATA[", end + 3)
     if not lifted:
-        return data
+        return data, True
     found.update(lifted)
     out.append(data[copied:])
-    return b"".join(out)
+    return b"".join(out), True
 
 
 def _lift_runs(data: bytes, token: str, found: dict[str, str]) -> bytes:
+    """Lift long runs of character data that open an element.
+
+    A run that starts inside a comment, processing instruction or small CDATA section and
+    reaches past its end contains its terminator and is left alone; one that ends inside it
+    only puts a placeholder where nothing reads it (comments and PIs are dropped, and a CDATA
+    section too small to lift cannot hold a run long enough to be one).
+    """
     out: list[bytes] = []
     copied = 0
-    spans: list[tuple[int, int]] | None = None
-    ours = f"{_MARK_START}{token}".encode()  # a CDATA placeholder is not text to lift again
+    ours = f"{_MARK_START}{token}".encode() if found else None  # placeholders stay as they are
     for m in _run_re(_LIFT_MIN).finditer(data):
         gt, start, end = m.start(), m.start(1), m.end(1)
         lt = data.rfind(b"<", 0, gt)
@@ -297,12 +295,12 @@ def _lift_runs(data: bytes, token: str, found: dict[str, str]) -> bytes:
         if (lt < 0 or data[lt + 1:lt + 2] in (b"/", b"!", b"?") or data[gt - 1:gt] == b"/"
                 or data.find(b">", lt, gt) >= 0):
             continue
-        if spans is None:
-            spans = _protected(data) if (b"<!" in data or b"<?" in data) else []
-        if spans and _inside(spans, lt):
-            continue
         raw = data[start:end]
-        text = None if ours in raw else _character_data(raw)
+        if b">" in raw and (b"]]>" in raw or b"-->" in raw or b"?>" in raw):
+            continue
+        if ours is not None and ours in raw:
+            continue
+        text = _character_data(raw)
         if text is None:
             continue
         out.append(data[copied:start])
@@ -312,11 +310,6 @@ def _lift_runs(data: bytes, token: str, found: dict[str, str]) -> bytes:
         return data
     out.append(data[copied:])
     return b"".join(out)
-
-
-def _inside(spans: list[tuple[int, int]], pos: int) -> bool:
-    i = bisect.bisect_right(spans, (pos, 1 << 62)) - 1
-    return i >= 0 and spans[i][0] <= pos < spans[i][1]
 
 
 def lifted(sections: dict[str, str] | None) -> object:

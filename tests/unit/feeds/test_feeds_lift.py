@@ -87,6 +87,25 @@ def test_feeds_lift_escaped_atom_body_is_unescaped_exactly() -> None:
     assert feed.entries[0].content == (body * 60 + "&lt;").strip()
 
 
+@pytest.mark.parametrize(("raw", "text"), [
+    (b"a &amp;lt; b", "a &lt; b"),
+    (b"&#38;lt; &#8230; &#x1F600; &lt;p&gt;", "&lt; \u2026 \U0001F600 <p>"),
+    (b"x\r\ny\rz &#13;", "x\ny\nz \r"),
+    (b"&quot;&apos;&gt;", "\"'>"),
+    (b"caf\xc3\xa9", "caf\u00e9"),
+])
+def test_feeds_lift_character_data_as_libxml2_reads_it(raw: bytes, text: str) -> None:
+    assert xml._character_data(raw) == text
+
+
+@pytest.mark.parametrize("raw", [
+    b"&nbsp;", b"a & b", b"&#0;", b"&#xD800;", b"&#X41;", b"x\x01", b"caf\xe9", b"\xef\xbf\xbe",
+    b"&#65", b"\xff&#65;",
+])
+def test_feeds_lift_character_data_leaves_what_libxml2_would_report(raw: bytes) -> None:
+    assert xml._character_data(raw) is None
+
+
 # Fragments that have broken lifting schemes: entities XML lacks, numeric references libxml2
 # refuses, "]]>", CR LF, controls, markup inside comments and CDATA, ">" in attribute values.
 # Half the documents use only well-formed fragments: a document with any error is parsed whole
@@ -98,10 +117,10 @@ _CLEAN_TEXT = [
 _HOSTILE_TEXT = ["&#0;", "&#xD800;", "&#X41;", "&nbsp;", "& ", "]]>", "\x01", "\ufffe", "&#65",
                  "&#99999999;"]
 _CLEAN_MARKUP = [
-    "<b>bold</b>", "<br/>", "<!-- <p> c -->", "<![CDATA[<p>x & y]]>", "<?pi x?>",
+    "<b>bold</b>", "<br/>", "<!-- <p> c -->", "<![CDATA[<p>x & y]]>", "<?pi x?>", "<?pi <p> ?>",
     '<a title="1 > 0">t</a>', "<b>x &amp; &lt;y&gt; \r\n &#13; <![CDATA[& <]]></b>",
 ]
-_HOSTILE_MARKUP = ["<i>", "</x>", "<a b='<'>"]
+_HOSTILE_MARKUP = ["<i>", "</x>", "<a b='<'>", "<?pi <p> x?>"]
 
 
 @st.composite
