@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -73,8 +74,10 @@ class CrawlOptions:
     max_externals: int = 10_000
     use_sitemaps: bool = True
     batch_size: int = 256
-    #: Parse pages and write the crawl file in a second process (uses a second core).
-    parse_process: bool = False
+    #: Parse pages and write the crawl file in a second process (uses a second core). None:
+    #: when this process may run on two cores or more (measured: +15-25 % pages/s at 10,000
+    #: pages on two cores; on one core the pipe is pure overhead).
+    parse_process: bool | None = None
 
 
 @dataclass
@@ -115,7 +118,7 @@ class _Crawl:
         self.site_slots = asyncio.Semaphore(self.concurrency)
         self.pacer = Pacer(settings.per_key_gap)
         self.sink: Sink
-        if options.parse_process:
+        if _use_parse_process(options.parse_process):
             self.sink = ProcessSink(
                 str(cf.path), start_url, options.registrable_domain, options.batch_size
             )
@@ -529,6 +532,16 @@ class _Crawl:
                     kinds.add(kind)
         self.probe_wake.set()
         return True
+
+
+def _use_parse_process(asked: bool | None) -> bool:
+    if asked is not None:
+        return asked
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return cores >= 2
 
 
 def _parse_sitemap(data: bytes) -> tuple[str | None, list[str]]:

@@ -168,6 +168,13 @@ def _loads_list(text: str | None) -> list:
     return value if isinstance(value, list) else []
 
 
+#: Page columns with few distinct values across a site.
+_REPEATED = (
+    "error", "content_type", "heading_levels", "meta_robots", "x_robots_tag", "lang",
+    "indexability", "og_image", "source",
+)  # fmt: skip
+
+
 def load_view(conn: sqlite3.Connection, *, sample_sources: int = 3) -> SiteView:
     """Read a crawl file into a SiteView (read-only queries)."""
     meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
@@ -181,6 +188,7 @@ def load_view(conn: sqlite3.Connection, *, sample_sources: int = 3) -> SiteView:
         "mixed_content", "in_sitemap", "source",
     ]  # fmt: skip
     pages = []
+    shared: dict[str, str] = {}
     for row in conn.execute(f"SELECT {', '.join(cols)} FROM pages WHERE state='done' ORDER BY id"):
         d = dict(zip(cols, row, strict=True))
         d["h1"] = _loads_list(d["h1"])
@@ -190,6 +198,12 @@ def load_view(conn: sqlite3.Connection, *, sample_sources: int = 3) -> SiteView:
             d[flag] = bool(d[flag])
         d["mixed_content"] = d["mixed_content"] or 0
         d["indexability"] = d["indexability"] or ""
+        # SQLite hands back a new string per row: one copy of each repeated value instead
+        # (a 10,000-page site has a handful of content types, languages, verdicts...).
+        for col in _REPEATED:
+            value = d[col]
+            if value is not None:
+                d[col] = shared.setdefault(value, value)
         pages.append(PageRow(**d))
     inlinks = dict(
         conn.execute(

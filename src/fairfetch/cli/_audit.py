@@ -51,9 +51,12 @@ def crawl(
     max_externals: Annotated[int, typer.Option("--max-externals", min=0)] = 10_000,
     no_sitemaps: Annotated[bool, typer.Option("--no-sitemaps")] = False,
     parse_process: Annotated[
-        bool,
-        typer.Option("--parse-process", help="Parse and write in a second process (2nd core)"),
-    ] = False,
+        bool | None,
+        typer.Option(
+            "--parse-process/--in-process",
+            help="Parse and write in a second process (default: when two cores are available)",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
 ) -> None:
     """Crawl one site breadth first into a crawl file (resumable)."""
