@@ -141,17 +141,11 @@ _MARK_RE = re.compile(_MARK_START + r"[0-9a-f]+:\d+" + _MARK_END)
 
 
 _FORBIDDEN = bytes([*range(0, 9), 11, 12, *range(14, 32)])  # C0 controls XML forbids
-_NAMED = ((b"&lt;", b"<"), (b"&gt;", b">"), (b"&quot;", b'"'), (b"&apos;", b"'"),
-          (b"&amp;", b"&"))  # &amp; last: what it yields must not be read again
+# &amp; last (see _named_refs): what it yields must not be read again.
+_NAMED_BUT_AMP = ((b"&lt;", b"<"), (b"&gt;", b">"), (b"&quot;", b'"'), (b"&apos;", b"'"))
+_FORBIDDEN_OR_EF = _FORBIDDEN + b"\xef"
 _NUMREF = re.compile(rb"&#(?:([0-9]{1,7})|x([0-9a-fA-F]{1,6}));")
 _AMP_HELD = b"\xff"  # never in valid UTF-8: holds "&" from &#38; while named refs are replaced
-
-
-def _newlines(text: str) -> str:
-    """XML end-of-line handling, as libxml2 applies it to the text it parses."""
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
 
 
 def _numref(m: re.Match[bytes]) -> bytes:
@@ -162,11 +156,21 @@ def _numref(m: re.Match[bytes]) -> bytes:
     return _AMP_HELD if n == 38 else chr(n).encode("utf-8")
 
 
+def _clean(raw: bytes) -> bool:
+    """No character XML forbids: C0 controls, U+FFFE, U+FFFF (UTF-8 ``EF BF BE/BF``). One
+    translate pass; the exact test runs only when an ``EF`` lead byte is present at all."""
+    n = len(raw)
+    if len(raw.translate(None, _FORBIDDEN_OR_EF)) == n:
+        return True
+    return (len(raw.translate(None, _FORBIDDEN)) == n and b"\xef\xbf\xbe" not in raw
+            and b"\xef\xbf\xbf" not in raw)
+
+
 def _character_data(raw: bytes) -> str | None:
     """The text libxml2 makes of markup-free character data ``raw``, or None for anything it
-    would not read silently (other entities, bad bytes, forbidden characters, ``]]>``): those
-    runs stay in the document for libxml2. Each step is one C pass over the bytes."""
-    if len(raw.translate(None, _FORBIDDEN)) != len(raw):
+    would not read silently (other entities, bad bytes, forbidden characters): those runs stay
+    in the document for libxml2. Each step is one C pass over the bytes."""
+    if not _clean(raw):
         return None
     if b"\r" in raw:
         raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
@@ -178,25 +182,24 @@ def _character_data(raw: bytes) -> str | None:
                 return None
         raw = unescaped
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if "\ufffe" in text or "\uffff" in text:
-        return None
-    return text
 
 
 def _named_refs(raw: bytes) -> bytes | None:
-    """``raw`` with the five predefined entities replaced; None when some "&" is not one."""
-    amps = raw.count(b"&")
-    for ref, char in _NAMED:
+    """``raw`` with the five predefined entities replaced; None when some "&" is not one.
+
+    Presence tests are memchr: after each replacement, no "&" left means done."""
+    for ref, char in _NAMED_BUT_AMP:
         parts = raw.split(ref)
         if len(parts) > 1:
-            amps -= len(parts) - 1
             raw = char.join(parts)
-            if not amps:
-                return raw  # every "&" accounted for: the rarer entities need no pass
-    return None if amps else raw
+            if b"&" not in raw:
+                return raw
+    if raw.count(b"&") != raw.count(b"&amp;"):
+        return None  # an entity XML does not define, a numeric reference or a bare "&"
+    return raw.replace(b"&amp;", b"&")
 
 
 def _numeric_refs(raw: bytes) -> bytes | None:
@@ -245,29 +248,39 @@ def _mark(token: str, found: dict[str, str], text: str) -> bytes:
     return mark.encode("utf-8")
 
 
+def _cdata_end(data: bytes, pos: int) -> int:
+    """``data.find(b"]]>", pos)``, by memchr on "]" (rare in bodies): twice as fast."""
+    while True:
+        pos = data.find(b"]", pos)
+        if pos < 0 or data.startswith(b"]]>", pos):
+            return pos
+        pos += 1
+
+
 def _lift_cdata(data: bytes, token: str, found: dict[str, str]) -> tuple[bytes, bool]:
     """Lift the large CDATA sections; the flag is False when one had to stay in place."""
     start = data.find(b"<![CDATA[")
     if start < 0:
         return data, True
-    if len(data.translate(None, _FORBIDDEN)) != len(data):  # C loop; a regex is 5x slower
+    if not _clean(data):  # C loop; a regex is 5x slower
         return data, False  # the slow path strips them; lifted text would bypass libxml2
     out: list[bytes] = []
     copied = 0
     lifted: dict[str, str] = {}
     while start >= 0:
-        end = data.find(b"]]>", start + 9)
+        end = _cdata_end(data, start + 9)
         if end < 0:
             break
         if end - start - 9 >= _LIFT_MIN:
+            section = data[start + 9:end]
+            if b"\r" in section:
+                section = section.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
             try:
-                text = data[start + 9:end].decode("utf-8")
+                text = section.decode("utf-8")
             except UnicodeDecodeError:
                 return data, False
-            if "\ufffe" in text or "\uffff" in text:
-                return data, False
             out.append(data[copied:start])
-            out.append(_mark(token, lifted, _newlines(text)))
+            out.append(_mark(token, lifted, text))
             copied = end + 3
         start = data.find(b"<![CDATA[", end + 3)
     if not lifted:
