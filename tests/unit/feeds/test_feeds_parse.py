@@ -239,3 +239,17 @@ def test_feeds_parse_no_nul_reaches_the_model() -> None:
     assert "\x00" not in feed.title
     feed.title.encode()
     assert feed.entries[0].id == "1"
+
+
+def test_feeds_parse_fast_entry_constructor_matches_the_model() -> None:
+    import dataclasses
+
+    from fairfetch.feeds._build import ENTRY_FIELDS, _entry
+    from fairfetch.feeds.model import Entry
+
+    assert tuple(f.name for f in dataclasses.fields(Entry)) == ENTRY_FIELDS
+    values = ("i", "t", "l", None, None, "s", "c", [], ["x"], [], None, [], 1.0, [])
+    made = _entry(values)
+    assert made == Entry(*values)  # type: ignore[arg-type]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.title = "other"  # type: ignore[misc]
