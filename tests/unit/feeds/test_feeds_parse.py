@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -248,8 +249,9 @@ def test_feeds_parse_fast_entry_constructor_matches_the_model() -> None:
     from fairfetch.feeds.model import Entry
 
     assert tuple(f.name for f in dataclasses.fields(Entry)) == ENTRY_FIELDS
-    values = ("i", "t", "l", None, None, "s", "c", [], ["x"], [], None, [], 1.0, [])
+    values: tuple[Any, ...] = ("i", "t", "l", None, None, "s", "c", [], ["x"], [], None, [], 1.0,
+                               [])
     made = _entry(values)
-    assert made == Entry(*values)  # type: ignore[arg-type]
+    assert made == Entry(*values)
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.title = "other"  # type: ignore[misc]
