@@ -5,9 +5,12 @@ Same corpus, same run, ratios printed (absolute times are noise on shared machin
     .venv/bin/python bench/parse.py [--feeds N] [--items N] [--repeat N]
 
 Speed corpus: generated content-heavy RSS 2.0 and Atom 1.0 feeds (long HTML bodies in
-content:encoded / atom:content, as blogs and newsletters ship them). Agreement: every field both
-model (titles, links, ids, dates, authors, enclosures, categories), against feedparser, on the
-speed corpus and on tests/data/feeds/agreement/ (many small feeds of every XML format).
+content:encoded / atom:content, as blogs and newsletters ship them). Small feeds: the testbed's
+own renderings (RSS blog, Atom, JSON Feed, RSS 1.0, newsletter, podcast; 10 entries, 5-10 KB),
+where the fixed cost of each call dominates, as it does for the crawler's real feeds.
+Agreement: every field both model (titles, links, ids, dates, authors, enclosures, categories),
+against feedparser, on the speed corpus and on tests/data/feeds/agreement/ (many small feeds of
+every XML format).
 """
 
 from __future__ import annotations
@@ -146,6 +149,53 @@ def _time(fn: Callable[[bytes], Any], docs: list[bytes], repeat: int) -> tuple[f
     return best, entries
 
 
+def small_corpus() -> list[tuple[str, bytes, str, dict[str, str]]]:
+    """One testbed feed of each (format, kind, platform), 10 entries, as the testbed serves it:
+    (label, body, url, headers)."""
+    from fairfetch.testbed.catalog import build_sites
+    from fairfetch.testbed.options import TestbedOptions
+    from fairfetch.testbed.render import entries_at, render_feed
+
+    out = []
+    seen = set()
+    for host, site in sorted(build_sites(7, TestbedOptions()).items()):
+        key = (site.format, site.kind, site.platform)
+        if site.format is None or key in seen:
+            continue
+        seen.add(key)
+        base = f"http://{host}:8080"
+        r = render_feed(site, base, site.feed_path, entries_at(7, site, 1.7e9, 30, 10))
+        label = "/".join(str(k) for k in key if k)
+        out.append((label, r.body, base + site.feed_path,
+                    {"content-type": r.content_type, "etag": r.etag}))
+    return out
+
+
+def _small(parsers: list[tuple[str, Callable[..., Any]]], rounds: int) -> None:
+    docs = small_corpus()
+    print(f"\nsmall feeds (testbed renderings, 10 entries): microseconds per document, best of "
+          f"{rounds} rounds")
+    print(f"{'feed':<26}{'bytes':>7}" + "".join(f"{n:>16}" for n, _ in parsers))
+    totals = dict.fromkeys((n for n, _ in parsers), 0.0)
+    for label, body, url, headers in docs:
+        row = f"{label:<26}{len(body):>7}"
+        for name, fn in parsers:
+            n = 20 if name == "feedparser" else 200
+            best = float("inf")
+            for _ in range(rounds):
+                start = time.perf_counter()
+                for _ in range(n):
+                    if name == "parse_feed":
+                        fn(body, url=url, headers=headers)
+                    else:
+                        fn(body)
+                best = min(best, (time.perf_counter() - start) / n)
+            totals[name] += best
+            row += f"{best * 1e6:>16.0f}"
+        print(row)
+    print(f"{'mean':<33}" + "".join(f"{totals[n] / len(docs) * 1e6:>16.0f}" for n, _ in parsers))
+
+
 def _agreement(docs: list[bytes], which: str) -> Agreement:
     total = Agreement()
     for d in docs:
@@ -167,6 +217,8 @@ def main() -> None:
     ap.add_argument("--items", type=int, default=30)
     ap.add_argument("--body", type=int, default=12_000, help="bytes of HTML per entry")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--small-rounds", type=int, default=5,
+                    help="rounds for the small-feed table (0: skip it)")
     args = ap.parse_args()
 
     docs = corpus(args.feeds, args.items, args.body)
@@ -190,6 +242,9 @@ def main() -> None:
     if "fastfeedparser" in results:
         ratio = results["fastfeedparser"][0] / results["parse_feed"][0]
         print(f"\nparse_feed / fastfeedparser speed ratio: {ratio:.2f}x")
+
+    if args.small_rounds:
+        _small(parsers, args.small_rounds)
 
     small = [p.read_bytes() for p in sorted(
         (ROOT / "tests" / "data" / "feeds" / "agreement").glob("*.xml"))]
