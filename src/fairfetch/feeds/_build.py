@@ -204,11 +204,14 @@ class FeedBuilder:
     def finish(self) -> Feed:
         # A guid shared by entries that are plainly different (other link or title) identifies
         # none of them; the same entry repeated is a duplicate, dropped below.
-        sharers: dict[str, set[tuple[str | None, str | None]]] = {}
-        for e in self.entries:
-            if e.guid:
-                sharers.setdefault(e.guid, set()).add((e.link or e.alt_link, e.title))
-        shared = {g for g, variants in sharers.items() if len(variants) > 1}
+        guids = [e.guid for e in self.entries if e.guid]
+        shared: set[str] = set()
+        if len(set(guids)) != len(guids):  # only then is any guid shared
+            sharers: dict[str, set[tuple[str | None, str | None]]] = {}
+            for e in self.entries:
+                if e.guid:
+                    sharers.setdefault(e.guid, set()).add((e.link or e.alt_link, e.title))
+            shared = {g for g, variants in sharers.items() if len(variants) > 1}
         if shared:
             self.problems.append(f"{len(shared)} guid(s) shared by several entries: "
                                  "those entries are identified by link")
@@ -227,32 +230,34 @@ class FeedBuilder:
             if link is None and e.guid and e.guid_is_permalink and e.guid.startswith(
                     ("http://", "https://")):
                 link = e.guid
-            published = self._date(e.published, "published")
-            updated = self._date(e.updated, "updated")
+            published = None if e.published is None else self._date(e.published, "published")
+            updated = None if e.updated is None else self._date(e.updated, "updated")
             if e.dc_date is not None:
                 dc = self._date(e.dc_date, "dc:date")
                 if updated is None:
                     updated = dc
                 if published is None:
                     published = dc
-            kinds = {(enc.type or "").split("/", 1)[0].lower() for enc in e.enclosures}
-            for enc in e.enclosures:
-                if not enc.type:
-                    kinds.add(_type_from_ext(enc.url))
-                m = _PLAIN_HOST.match(enc.url)
-                if m is not None:
-                    host = m.group(1)
-                else:
-                    try:
-                        host = urlsplit(enc.url).hostname
-                    except ValueError:
-                        host = None
-                if host:
-                    enclosure_hosts.add(host.lower())
-            audio += "audio" in kinds
-            video += "video" in kinds
-            image += "image" in kinds
-            media_video += e.media_video
+            if e.enclosures:
+                kinds = {(enc.type or "").split("/", 1)[0].lower() for enc in e.enclosures}
+                for enc in e.enclosures:
+                    if not enc.type:
+                        kinds.add(_type_from_ext(enc.url))
+                    m = _PLAIN_HOST.match(enc.url)
+                    if m is not None:
+                        host = m.group(1)
+                    else:
+                        try:
+                            host = urlsplit(enc.url).hostname
+                        except ValueError:
+                            host = None
+                    if host:
+                        enclosure_hosts.add(host.lower())
+                audio += "audio" in kinds
+                video += "video" in kinds
+                image += "image" in kinds
+            if e.media_video:
+                media_video += 1
             entries.append(_entry((
                 eid, e.title, link, published, updated, e.summary, e.content,
                 people.entry_people(e.authors, title), e.categories, e.enclosures, e.image_url,

@@ -17,6 +17,7 @@ import codecs
 import html.entities
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
 __all__ = ["http_charset", "repair_references", "strip_doctype", "to_utf8"]
 
@@ -55,6 +56,7 @@ def http_charset(headers: Mapping[str, str] | None) -> str | None:
     return m.group(1).lower() if m else None
 
 
+@lru_cache(maxsize=256)
 def _normal(name: str) -> str | None:
     try:
         canonical = codecs.lookup(name).name
@@ -194,12 +196,11 @@ _DOCTYPE = re.compile(rb"<!DOCTYPE\s[^\[>]*(?:\[.*?\]\s*)?>", re.DOTALL | re.IGN
 def strip_doctype(data: bytes) -> tuple[bytes, bool]:
     """Remove the DOCTYPE (and its internal subset). Feeds need no DTD; entity declarations
     are how billion-laughs and external-entity attacks arrive. Returns (data, had entities)."""
-    head = data[:4096]
-    start = head.find(b"<!DOCTYPE")
+    start = data.find(b"<!", 0, 4096)  # no copy of the head; most feeds have no DOCTYPE
+    while start >= 0 and data[start + 2:start + 9].upper() != b"DOCTYPE":
+        start = data.find(b"<!", start + 2, 4096)
     if start < 0:
-        start = head.find(b"<!doctype")
-        if start < 0:
-            return data, False
+        return data, False
     m = _DOCTYPE.match(data, start)
     if not m:
         return data, False

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 __all__ = ["parse_date"]
 
@@ -215,10 +216,12 @@ def _rfc822_fast(text: str) -> datetime | None:
     return dt - timedelta(minutes=offset) if offset else dt
 
 
+@lru_cache(maxsize=16384)  # a feed re-serves most of its entries, dates and all, every fetch
 def parse_date(value: str | None) -> datetime | None:
     """Parse a feed date into an aware UTC datetime; None when it cannot be read.
 
-    Never raises: a date is metadata, and one bad value must not cost the entry.
+    Never raises: a date is metadata, and one bad value must not cost the entry. Cached:
+    datetimes are immutable, so a shared result is safe.
     """
     if not value:
         return None

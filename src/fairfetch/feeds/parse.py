@@ -9,6 +9,7 @@ and ``Feed.ok`` is False only when nothing feed-like was found; a crawler must b
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Mapping
 
 from lxml import etree
@@ -134,8 +135,21 @@ def _detect(root: etree._Element) -> tuple[str | None, str | None]:
     return None, None
 
 
+_THREAD = threading.local()
+
+
+def _parser() -> etree.XMLParser:
+    """This thread's parser: building one costs more than a small feed's parse. lxml clears
+    a parser's error log at the start of each parse, and a parser is never shared between
+    threads (lxml would serialise them on its lock)."""
+    parser: etree.XMLParser | None = getattr(_THREAD, "parser", None)
+    if parser is None:
+        parser = _THREAD.parser = make_parser()
+    return parser
+
+
 def _parse_tree(utf8: bytes) -> tuple[etree._Element | None, list[etree._LogEntry]]:
-    parser = make_parser()
+    parser = _parser()
     try:
         root = etree.fromstring(utf8, parser)
     except etree.XMLSyntaxError:
