@@ -259,6 +259,7 @@ def test_feeds_parse_fast_entry_constructor_matches_the_model() -> None:
 
 def test_feeds_parse_reused_parser_carries_no_errors_into_the_next_document() -> None:
     broken = b"<rss version='2.0'><channel><title>B</title><item><guid>g</guid></channel></rss>"
-    clean = b"<rss version='2.0'><channel><title>C</title><item><guid>g</guid></item></channel></rss>"
+    clean = (b"<rss version='2.0'><channel><title>C</title><item><guid>g</guid></item>"
+             b"</channel></rss>")
     assert any("malformed" in p for p in parse_feed(broken).problems)
     assert not any("malformed" in p for p in parse_feed(clean).problems)
