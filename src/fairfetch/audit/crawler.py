@@ -33,7 +33,7 @@ from protego import Protego
 
 from fairfetch.audit.crawlfile import CrawlFile
 from fairfetch.audit.pacing import Pacer
-from fairfetch.audit.pagerows import Fetched
+from fairfetch.audit.pagerows import Built, Fetched
 from fairfetch.audit.probe import ProbeQueue
 from fairfetch.audit.sink import InProcessSink, ProcessSink, Sink
 from fairfetch.audit.urls import Scope, normalize
@@ -135,6 +135,8 @@ class _Crawl:
         self.crawl_finished = False
         self.probe_tasks: set[asyncio.Task[None]] = set()
         self.probe_error: BaseException | None = None
+        self.built_tasks: set[asyncio.Task[None]] = set()
+        self.built_error: BaseException | None = None
 
     # --- probes ------------------------------------------------------------------------------
     def _probe_limit(self, host: str) -> int:
@@ -337,7 +339,35 @@ class _Crawl:
             url, result.status, result.error_kind, result.error_detail, dict(result.headers),
             result.body, result.bytes_read, result.duration,
         )  # fmt: skip
-        built = await self.sink.submit_page(page_id, fetched)
+        pending = await self.sink.submit_page(page_id, fetched)
+        if pending.done():
+            await self._page_built(pending.result())
+            return
+        # Built in the other process: its reply is handled by a task, so this worker fetches
+        # the next page meanwhile. ``_flush`` waits for those tasks before every flush.
+        task = asyncio.create_task(self._page_built_later(pending))
+        self.built_tasks.add(task)
+        task.add_done_callback(self._built_finished)
+
+    def _built_finished(self, task: asyncio.Task[None]) -> None:
+        self.built_tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None and self.built_error is None:
+            self.built_error = task.exception()
+
+    async def _page_built_later(self, pending: asyncio.Future[Built]) -> None:
+        await self._page_built(await pending)
+
+    async def _flush(self) -> None:
+        """Every page handed over is built and its probes registered; then all is written."""
+        while self.built_tasks:
+            await asyncio.gather(*list(self.built_tasks))
+        if self.built_error is not None:
+            raise AuditError(f"a page could not be built: {self.built_error}") from (
+                self.built_error
+            )
+        await self.sink.flush()
+
+    async def _page_built(self, built: Built) -> None:
         self.stats.pages_done += 1
         self.stats.rows += built.rows
         for key, n in built.skipped.items():
@@ -407,7 +437,7 @@ class _Crawl:
         probe_loop = asyncio.create_task(self._probe_loop())
         try:
             await self._crawl()
-            await self.sink.flush()
+            await self._flush()
             await self._register_uncrawled_redirect_targets()
             self.crawl_finished = True
             self.probe_wake.set()
@@ -418,7 +448,7 @@ class _Crawl:
                 raise AuditError(f"a status check failed: {self.probe_error}") from (
                     self.probe_error
                 )
-            await self.sink.flush()  # the writer is idle from here on: one writer at a time
+            await self._flush()  # the writer is idle from here on: one writer at a time
             await asyncio.to_thread(self.cf.finalize)
             # Last: a file with finished_at is complete (in_sitemap, redirect far ends known).
             self.cf.set_meta(
@@ -432,7 +462,7 @@ class _Crawl:
         finally:
             if not probe_loop.done():
                 probe_loop.cancel()
-            for task in list(self.probe_tasks):
+            for task in [*self.probe_tasks, *self.built_tasks]:
                 task.cancel()
             await self.sink.aclose()
 
@@ -447,7 +477,7 @@ class _Crawl:
 
     async def _crawl(self) -> None:
         sitemap_urls = await self._robots_and_sitemaps()
-        await self.sink.flush()
+        await self._flush()
         sitemap_level_done = False
         if self.options.resume and self._load_state():
             level = max(lvl for _, _, lvl, _, _ in self.cf.pages_index())
@@ -457,7 +487,7 @@ class _Crawl:
         else:
             level = 0
             await self._queue_level([(self.start_url, "start")], 0, 0)
-            await self.sink.flush()
+            await self._flush()
         while True:
             rows = self.cf.conn.execute(
                 "SELECT id, url, state, depth FROM pages WHERE level=? ORDER BY id", (level,)
@@ -465,7 +495,7 @@ class _Crawl:
             todo = [(r[0], r[1]) for r in rows if r[2] == "queued"]
             depth = rows[0][3] if rows else None
             await self._run_level(todo)
-            await self.sink.flush()
+            await self._flush()
             done_ids = [r[0] for r in rows]
             next_urls = self._next_level_urls(done_ids)
             if not self._room():
@@ -491,13 +521,13 @@ class _Crawl:
                 if leftovers:
                     level += 1
                     await self._queue_level([(u, "sitemap") for u in leftovers], level, None)
-                    await self.sink.flush()
+                    await self._flush()
                     continue
             if not next_urls:
                 return
             level += 1
             await self._queue_level(next_urls, level, next_depth)
-            await self.sink.flush()
+            await self._flush()
 
     def _load_state(self) -> bool:
         index = self.cf.pages_index()

@@ -4,7 +4,8 @@
 drained by one writer (``executemany`` batches in a worker thread). ``ProcessSink`` moves
 parsing, row building and every write to a second process (one core fetches, the other parses
 and writes): the crawl process sends each fetched page over a pipe and gets back the URLs it must
-status-check. At most ``max_pending`` pages are in the pipe (the bounded queue), so a slow writer
+status-check (in batches, asynchronously: fetching goes on meanwhile). At most ``max_pending``
+pages are in the pipe (the bounded queue), so a slow writer
 slows the crawl instead of filling memory. Either way a failed write stops the crawl loudly.
 """
 
@@ -26,7 +27,9 @@ __all__ = ["InProcessSink", "ProcessSink", "Sink"]
 class Sink(Protocol):
     def start(self) -> None: ...
     async def put(self, kind: str, payload: Any) -> None: ...
-    async def submit_page(self, page_id: int, fetched: Fetched) -> Built: ...
+    async def submit_page(self, page_id: int, fetched: Fetched) -> asyncio.Future[Built]:
+        """Hand a page over; the future resolves with what it built (already, in process)."""
+        ...
     async def flush(self) -> None: ...
     async def aclose(self) -> None: ...
 
@@ -92,11 +95,13 @@ class InProcessSink:
     async def put(self, kind: str, payload: Any) -> None:
         await self.writer.put(kind, payload)
 
-    async def submit_page(self, page_id: int, fetched: Fetched) -> Built:
+    async def submit_page(self, page_id: int, fetched: Fetched) -> asyncio.Future[Built]:
         built = self.builder.build(page_id, fetched)
         for kind, payload in built.ops:
             await self.writer.put(kind, payload)
-        return built
+        done: asyncio.Future[Built] = asyncio.get_running_loop().create_future()
+        done.set_result(Built([], built.probes, built.rows, built.skipped))
+        return done
 
     async def flush(self) -> None:
         await self.writer.flush()
@@ -115,9 +120,24 @@ def _sink_main(conn: Connection, path: str, start_url: str, by_domain: bool, bat
         cf.asset_ids("resources"),
     )
     ops: list[tuple[str, Any]] = []
+    # Replies go back in batches, when the pipe is drained: one wake-up of the crawl process
+    # per batch rather than per page (each wake-up cost the busy core a context switch).
+    replies: list[tuple[int, list[tuple[str, str]], int, dict[str, int]]] = []
+
+    def reply() -> None:
+        if replies:
+            conn.send(("built", replies))
+            replies.clear()
+
     try:
         while True:
-            if ops and (len(ops) >= batch or not conn.poll()):
+            if (ops or replies) and not conn.poll():
+                reply()
+                if ops:
+                    cf.write_batch(ops)
+                    ops = []
+            elif len(ops) >= batch:
+                reply()
                 cf.write_batch(ops)
                 ops = []
             try:
@@ -131,15 +151,17 @@ def _sink_main(conn: Connection, path: str, start_url: str, by_domain: bool, bat
             if tag == "page":
                 built = builder.build(msg[1], msg[2])
                 ops.extend(built.ops)
-                conn.send(("built", msg[1], built.probes, built.rows, built.skipped))
+                replies.append((msg[1], built.probes, built.rows, built.skipped))
             elif tag == "op":
                 ops.append((msg[1], msg[2]))
             elif tag == "flush":
+                reply()
                 if ops:
                     cf.write_batch(ops)
                     ops = []
                 conn.send(("flushed", msg[1]))
             elif tag == "close":
+                reply()
                 if ops:
                     cf.write_batch(ops)
                 conn.send(("closed", None))
@@ -156,7 +178,7 @@ def _sink_main(conn: Connection, path: str, start_url: str, by_domain: bool, bat
 
 class ProcessSink:
     def __init__(
-        self, path: str, start_url: str, by_domain: bool, batch_size: int, max_pending: int = 16
+        self, path: str, start_url: str, by_domain: bool, batch_size: int, max_pending: int = 32
     ) -> None:
         self.args = (path, start_url, by_domain, batch_size)
         self.slots = asyncio.Semaphore(max_pending)
@@ -194,10 +216,11 @@ class ProcessSink:
                 msg = self.conn.recv()
                 tag = msg[0]
                 if tag == "built":
-                    fut = self.waiting.pop(("page", msg[1]), None)
-                    self.slots.release()
-                    if fut is not None and not fut.done():
-                        fut.set_result(Built([], msg[2], msg[3], msg[4]))
+                    for page_id, probes, rows, skipped in msg[1]:
+                        fut = self.waiting.pop(("page", page_id), None)
+                        self.slots.release()
+                        if fut is not None and not fut.done():
+                            fut.set_result(Built([], probes, rows, skipped))
                 elif tag in ("flushed", "closed"):
                     fut = self.waiting.pop((tag, msg[1]), None)
                     if fut is not None and not fut.done():
@@ -224,13 +247,14 @@ class ProcessSink:
     async def put(self, kind: str, payload: Any) -> None:
         self._send(("op", kind, payload))
 
-    async def submit_page(self, page_id: int, fetched: Fetched) -> Built:
+    async def submit_page(self, page_id: int, fetched: Fetched) -> asyncio.Future[Built]:
+        # The slot bounds the pages in the pipe; the caller does not wait for the reply, so
+        # fetching goes on while the other process parses.
         await self.slots.acquire()
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        fut: asyncio.Future[Built] = asyncio.get_running_loop().create_future()
         self.waiting[("page", page_id)] = fut
         self._send(("page", page_id, fetched))
-        result: Built = await fut
-        return result
+        return fut
 
     async def _roundtrip(self, tag: str) -> None:
         self.tokens += 1
