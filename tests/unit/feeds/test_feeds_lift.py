@@ -160,3 +160,15 @@ def _documents(draw: st.DrawFn) -> bytes:
 @given(_documents())
 def test_feeds_lift_changes_nothing_on_hostile_fragments(doc: bytes) -> None:
     _assert_same(doc)
+
+
+def test_feeds_lift_scan_is_linear_on_hostile_runs() -> None:
+    """">" everywhere and "]" everywhere: a quadratic scan would not finish (suite timeout)."""
+    head = b"<rss version='2.0'><channel><title>G</title><item><guid>g</guid><description>"
+    gt = head + b"a>" * 1_000_000 + b"</description></item></channel></rss>"
+    assert parse_feed(gt).entries[0].summary == "a>" * 1_000_000
+    truncated = head + b"a>" * 1_000_000  # no "<" after the run: every ">" would rescan it
+    assert parse_feed(truncated).entries[0].summary == "a>" * 1_000_000
+    brackets = (b"<rss version='2.0'><channel><title>B</title><item><guid>g</guid><description>"
+                b"<![CDATA[" + b"]" * 2_000_000 + b"]]></description></item></channel></rss>")
+    assert parse_feed(brackets).entries[0].summary == "]" * 2_000_000
