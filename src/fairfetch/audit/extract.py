@@ -119,14 +119,16 @@ def extract_page(body: bytes, url: str) -> PageFacts:
             base = resolved
     origin = origin_of(base)
 
-    for node in tree.css("title"):
+    # tree.tags() reads lexbor's tag index: several times cheaper than a CSS query walking
+    # the whole tree, and in document order too.
+    for node in tree.tags("title"):
         facts.titles.append(_text(node))
         parent = node.parent
         if parent is None or parent.tag != "head":
             facts.title_outside_head = True
 
     robots_parts: list[str] = []
-    for node in tree.css("meta"):
+    for node in tree.tags("meta"):
         attrs = node.attributes
         name = (attrs.get("name") or "").strip().lower()
         prop = (attrs.get("property") or "").strip().lower()
@@ -144,8 +146,10 @@ def extract_page(body: bytes, url: str) -> PageFacts:
             facts.og_image = content
     facts.meta_robots = ", ".join(p for p in robots_parts if p)
 
-    for node in tree.css("link[href]"):
+    for node in tree.tags("link"):
         attrs = node.attributes
+        if "href" not in attrs:
+            continue
         rel = (attrs.get("rel") or "").strip().lower()
         href = attrs.get("href") or ""
         target = resolve_link(base, href, origin)
@@ -170,7 +174,7 @@ def extract_page(body: bytes, url: str) -> PageFacts:
             else:
                 facts.assets.append(Asset(target, kind))
 
-    for node in tree.css("script"):
+    for node in tree.tags("script"):
         attrs = node.attributes
         src = attrs.get("src")
         if src:
@@ -184,7 +188,7 @@ def extract_page(body: bytes, url: str) -> PageFacts:
             except ValueError:
                 facts.jsonld_invalid += 1
 
-    for node in tree.css("img"):
+    for node in tree.tags("img"):
         attrs = node.attributes
         target = resolve_link(base, attrs.get("src") or "", origin)
         if target:
@@ -211,10 +215,13 @@ def extract_page(body: bytes, url: str) -> PageFacts:
     for region in _REGIONS:
         if b"<" + region.encode() not in lowered:
             continue
-        for node in tree.css(f"{region} a[href]"):
-            region_of.setdefault(node.mem_id, region)
-    for node in tree.css("a[href]"):
+        for region_node in tree.tags(region):
+            for node in region_node.css("a[href]"):
+                region_of.setdefault(node.mem_id, region)
+    for node in tree.tags("a"):
         attrs = node.attributes
+        if "href" not in attrs:
+            continue
         href = attrs.get("href") or ""
         target = resolve_link(base, href, origin)
         if target is None:
