@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 from contextvars import ContextVar
-from functools import lru_cache
+from itertools import accumulate
 
 from lxml import etree
 
@@ -217,14 +217,6 @@ def _numeric_refs(raw: bytes) -> bytes | None:
     return raw.replace(_AMP_HELD, b"&")
 
 
-@lru_cache(maxsize=4)
-def _run_re(minimum: int) -> re.Pattern[bytes]:
-    # No ">" inside a run: each byte is scanned once from the one ">" before it (linear on any
-    # input), and a run can hold no "-->", "?>" or "]]>": it cannot cross out of a comment, PI
-    # or CDATA section. Bodies whose publisher left ">" unescaped stay with libxml2.
-    return re.compile(rb">([^<>]{%d,}+)<" % minimum)
-
-
 def lift_bodies(data: bytes) -> tuple[bytes, dict[str, str]]:
     """Replace large CDATA sections and large runs of escaped text that open an element with
     placeholders; returns the bytes to parse and each body's text by placeholder.
@@ -298,30 +290,41 @@ def _lift_cdata(data: bytes, token: str, found: dict[str, str]) -> tuple[bytes, 
 def _lift_runs(data: bytes, token: str, found: dict[str, str]) -> bytes:
     """Lift long runs of character data that open an element.
 
-    A run holds no ">", so one that starts inside a comment, processing instruction or small
-    CDATA section also ends inside it: its placeholder sits where nothing reads it (comments
-    and PIs are dropped, and a CDATA section too small to lift cannot hold a run long enough to
-    be one).
+    The document is cut at every "<" (one C split; linear on any input): a piece longer than
+    the threshold is a tag and the text after it. A run that starts inside a comment,
+    processing instruction or small CDATA section and reaches past its end contains the
+    terminator and is left alone; one that ends inside it only puts a placeholder where nothing
+    reads it (comments and PIs are dropped; a CDATA section too small to lift cannot hold a run
+    long enough to be one).
     """
+    pieces = data.split(b"<")
+    long = [i for i, piece in enumerate(pieces) if len(piece) > _LIFT_MIN]
+    if not long:
+        return data
+    ends = list(accumulate(map(len, pieces)))
+    ours = f"{_MARK_START}{token}".encode() if found else None  # placeholders stay as they are
     out: list[bytes] = []
     copied = 0
-    ours = f"{_MARK_START}{token}".encode() if found else None  # placeholders stay as they are
-    for m in _run_re(_LIFT_MIN).finditer(data):
-        gt, start, end = m.start(), m.start(1), m.end(1)
-        lt = data.rfind(b"<", 0, gt)
-        # Only the text that opens an element: after a start tag whose end this ">" is.
-        if (lt < 0 or data[lt + 1:lt + 2] in (b"/", b"!", b"?") or data[gt - 1:gt] == b"/"
-                or data.find(b">", lt, gt) >= 0):
+    for i in long:
+        piece = pieces[i]
+        gt = piece.find(b">")
+        # Only the text that opens an element: after a start tag (not "</", "<!", "<?", "/>").
+        if gt <= 0 or piece[:1] in (b"/", b"!", b"?") or piece[gt - 1] == 0x2F:
             continue
-        raw = data[start:end]
+        raw = piece[gt + 1:]
+        if len(raw) < _LIFT_MIN:
+            continue
+        if b">" in raw and (b"-->" in raw or b"?>" in raw or b"]]>" in raw):
+            continue
         if ours is not None and ours in raw:
             continue
         text = _character_data(raw)
         if text is None:
             continue
+        start = ends[i] - len(piece) + i + gt + 1  # i "<" before piece i
         out.append(data[copied:start])
         out.append(_mark(token, found, text))
-        copied = end
+        copied = start + len(raw)
     if not out:
         return data
     out.append(data[copied:])
