@@ -20,7 +20,7 @@ from fairfetch.feeds.model import Contact, Enclosure, Entry, Feed, Person
 __all__ = ["EntryBuilder", "FeedBuilder", "resolve"]
 
 # An http(s) URL whose authority is a plain host name: its host without urlsplit.
-_PLAIN_HOST = re.compile(r"https?://([A-Za-z0-9.\-]+)(?=[/?#]|$)")
+_PLAIN_HOST = re.compile(r"https?://([A-Za-z0-9.\-]+)(?::[0-9]*)?(?=[/?#]|$)")
 
 
 ENTRY_FIELDS = ("id", "title", "link", "published", "updated", "summary", "content", "authors",

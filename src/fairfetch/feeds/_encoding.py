@@ -52,6 +52,11 @@ def http_charset(headers: Mapping[str, str] | None) -> str | None:
             break
     if not ctype:
         return None
+    return _charset_of(ctype)
+
+
+@lru_cache(maxsize=256)  # a handful of Content-Type values across a whole crawl
+def _charset_of(ctype: str) -> str | None:
     m = _CHARSET.search(ctype)
     return m.group(1).lower() if m else None
 
