@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from fairfetch.feeds.classify import Signals, classify
+from fairfetch.feeds.classify import Signals, classify, detect_platform
 
 
 def kind(**kw: object) -> str:
@@ -70,3 +72,45 @@ def test_feeds_classify_video() -> None:
 def test_feeds_classify_podcast_medium_is_explicit(medium: str, expected: str) -> None:
     assert kind(podcast_medium=medium, entries=1, audio_entries=1 if expected != "podcast"
                 else 0) == expected
+
+
+# detect_platform starts its ordered scan at the first platform a cached lookup points at; the
+# plain ordered scan over every platform is the reference it must equal.
+def _reference_platform(signals: Signals) -> tuple[str, str] | None:
+    from fairfetch.feeds.classify import NEWSLETTER_PLATFORMS, _host, _under
+
+    headers = {k.lower(): v.lower() for k, v in signals.headers.items()}
+    hosts = list(dict.fromkeys(h for h in map(_host, signals.urls) if h))
+    for name, gen, suffixes, cdn_hosts, header_marks in NEWSLETTER_PLATFORMS:
+        if gen is not None and signals.generator and gen.search(signals.generator):
+            return name, f"generator {signals.generator!r}"
+        for hname, hvalue in header_marks:
+            if hname in headers and (not hvalue or hvalue in headers[hname]):
+                return name, f"header {hname}: {headers[hname]}"
+        for h in hosts:
+            if any(_under(h, s) for s in suffixes):
+                return name, f"host {h}"
+        for h in signals.enclosure_hosts:
+            if any(c in h for c in cdn_hosts):
+                return name, f"enclosures hosted on {h}"
+    return None
+
+
+_GENERATORS = ["WordPress 6.4", "Substack", "Ghost 5.2", "beehiiv", "Letterbox", "kit.com",
+               "paragraph.xyz", "Revue", "Hugo", None]
+_URLS = ["https://x.substack.com/feed", "https://a.ghost.io/rss", "https://ck.page/x",
+         "https://news.letterbox.test/feed", "https://blog.example.org/feed", "mailto:a@b",
+         "https://www.youtube.com/feeds", "http://[::1]:8080/feed"]
+_HEADERS = [{}, {"X-Served-By": "Substack"}, {"x-served-by": "fastly"},
+            {"X-Platform": "letterbox"}, {"x-platform": "other"}, {"X-Beehiiv": "1"},
+            {"Content-Type": "application/rss+xml"}]
+_CDN = ["substackcdn.com", "mcusercontent.com", "cdn.example.com", "beehiiv-images-production.s3"]
+
+
+@given(st.sampled_from(_GENERATORS), st.lists(st.sampled_from(_URLS), max_size=3),
+       st.sampled_from(_HEADERS), st.lists(st.sampled_from(_CDN), max_size=2))
+def test_feeds_classify_platform_matches_the_ordered_scan(
+        generator: str | None, urls: list[str], headers: dict[str, str], cdn: list[str]) -> None:
+    signals = Signals(generator=generator, urls=tuple(urls), headers=headers,
+                      enclosure_hosts=tuple(cdn))
+    assert detect_platform(signals) == _reference_platform(signals)
