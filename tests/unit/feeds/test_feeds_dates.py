@@ -65,3 +65,18 @@ def test_feeds_dates_roundtrip_rfc822_and_iso(dt: datetime) -> None:
     dt = dt.replace(microsecond=0)
     assert parse_date(dt.strftime("%a, %d %b %Y %H:%M:%S GMT")) == dt
     assert parse_date(dt.isoformat()) == dt
+
+
+@given(st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)),
+       st.sampled_from(["GMT", "UTC", "UT", "Z", "+0000", "-0000", "+0530", "-0800", "+1800",
+                        "+1801", "-2400", "EST", "+00:00", "+99x9"]),
+       st.sampled_from(["%a, %d %b %Y %H:%M:%S", "%a, %d %b %Y %H:%M:%S", "%A, %d %b %Y %H:%M:%S",
+                        "%a, %d %B %Y %H:%M:%S", "%a, %d %b %y %H:%M:%S", "%a, %d %b %Y %H:%M"]))
+def test_feeds_dates_rfc822_fast_path_agrees_with_the_rules(dt: datetime, zone: str,
+                                                            form: str) -> None:
+    from fairfetch.feeds import dates
+
+    text = f"{dt.strftime(form)} {zone}"
+    fast = dates._rfc822_fast(text)
+    m = dates._RFC822.match(text)
+    assert fast is None or fast == (dates._named(m) if m else None)
