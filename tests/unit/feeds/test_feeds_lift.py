@@ -71,11 +71,12 @@ def test_feeds_lift_changes_nothing_on_the_bench_corpus() -> None:
     finally:
         sys.path.pop(0)
     rng = random.Random(3)
-    for doc in (bench.content_rss(rng, 0, 3, 3000), bench.content_atom(rng, 1, 3, 3000)):
+    for doc in (bench.content_rss(rng, 0, 4, 9000), bench.content_atom(rng, 1, 4, 9000)):
         lifted, whole = _both(doc)
         assert lifted == whole
         with _lifting("default"):
-            assert parse_feed(doc) == whole  # the real threshold lifts the bodies
+            assert len(xml.lift_bodies(doc)[1]) == 4  # the real threshold lifts each body
+            assert parse_feed(doc) == whole
 
 
 def test_feeds_lift_escaped_atom_body_is_unescaped_exactly() -> None:
