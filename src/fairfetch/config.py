@@ -142,6 +142,22 @@ def _check_public_url(url: str) -> None:
         raise ValueError(f"not an http(s) URL with a host: {url!r}")
 
 
+def _check_network_list(name: str, items: tuple[str, ...]) -> None:
+    """CIDRs and HOST:IP overrides are checked when read, with the perimeter's own parsers: a
+    typo found only at the first request would fail inside the crawler, far from its cause."""
+    if name not in ("allow_networks", "resolve"):
+        return
+    from fairfetch.net.perimeter import parse_allow_networks, parse_resolve_entries
+
+    try:
+        if name == "allow_networks":
+            parse_allow_networks(items)
+        else:
+            parse_resolve_entries(items)
+    except ConfigError as exc:
+        raise ValueError(str(exc).split(": ", 1)[-1]) from None
+
+
 def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
     """Turn a file or environment value into the field's type, naming the setting (and where
     the value came from) on failure: an operator must be able to find the line to fix."""
@@ -169,8 +185,11 @@ def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
             return value
         if isinstance(default, tuple):
             if isinstance(raw, list | tuple):
-                return tuple(str(x).strip() for x in raw if str(x).strip())
-            return tuple(p.strip() for p in str(raw).split(",") if p.strip())
+                items = tuple(str(x).strip() for x in raw if str(x).strip())
+            else:
+                items = tuple(p.strip() for p in str(raw).split(",") if p.strip())
+            _check_network_list(name, items)
+            return items
         if isinstance(default, Mapping):
             if not isinstance(raw, Mapping):
                 raise ValueError("expected a table")

@@ -159,3 +159,15 @@ def test_json_times_are_utc_with_z_whatever_the_source() -> None:
         "a": "2026-03-03T08:00:00Z", "b": ["2026-03-03T08:00:00Z"], "c": "2026-03-03T08:00:00Z",
         "d": None,
     }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("var", "value"),
+    [("FAIRFETCH_ALLOW_NETWORKS", "10.0.0.0/33"), ("FAIRFETCH_RESOLVE", "*.test:127.0.0.1,oops")],
+)
+def test_bad_network_settings_stop_feeds_add_with_exit_2(
+    tmp_path: Path, var: str, value: str
+) -> None:
+    cli = Cli({"FAIRFETCH_DB": f"sqlite:///{tmp_path}/n.db",
+               "FAIRFETCH_RESOLVE": "*.test:127.0.0.1", var: value})  # fmt: skip
+    assert_clean_error(cli("feeds", "add", "http://a.test:9/feed"), var)

@@ -28,8 +28,9 @@ def _other_value(name: str) -> tuple[Any, str, Any]:
     if isinstance(default, float) or default is None:
         return "1.5", "1.5", 1.5
     if isinstance(default, tuple):
-        return '["10.0.0.0/8", "a.test:127.0.0.1"]', "10.0.0.0/8, a.test:127.0.0.1", (
-            "10.0.0.0/8", "a.test:127.0.0.1")
+        one, two = ("10.0.0.0/8", "fd00::/8") if name == "allow_networks" else (
+            "*.a.test:127.0.0.1", "b.test:127.0.0.2")
+        return f'["{one}", "{two}"]', f"{one}, {two}", (one, two)
     if name.endswith("_url") and name != "db":
         value = "https://x-" + name.replace("_", "-") + ".example.test"
         return f'"{value}"', value, value
@@ -117,7 +118,10 @@ def test_notify_from_env_reads_the_same_names_and_only_those() -> None:
 @pytest.mark.parametrize(
     ("var", "raw"),
     [("FAIRFETCH_NOTIFY_RATE", "fast"), ("FAIRFETCH_NOTIFY_BATCH", "1.5"),
-     ("FAIRFETCH_NOTIFY_POLL", "nan"), ("FAIRFETCH_PORT", "x"), ("FAIRFETCH_OBEY_ROBOTS", "maybe")],
+     ("FAIRFETCH_NOTIFY_POLL", "nan"), ("FAIRFETCH_PORT", "x"), ("FAIRFETCH_OBEY_ROBOTS", "maybe"),
+     # checked when read: found only at the first request, they hung `feeds add`
+     ("FAIRFETCH_ALLOW_NETWORKS", "notacidr"), ("FAIRFETCH_RESOLVE", "garbage"),
+     ("FAIRFETCH_RESOLVE", "*.test:notanip")],
 )  # fmt: skip
 def test_bad_values_name_the_variable(var: str, raw: str) -> None:
     with pytest.raises(ConfigError) as caught:
