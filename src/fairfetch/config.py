@@ -134,6 +134,34 @@ def env_name(name: str) -> str:
     return "FAIRFETCH_" + name.upper()
 
 
+#: Lower (and upper) bounds of the numeric settings. Zero in-flight slots, a zero timeout or a
+#: negative interval would not fail: the crawler would wait forever or spin, far from the cause.
+_AT_LEAST_ONE = (
+    "per_key_in_flight", "per_host_in_flight", "global_in_flight", "batch_size", "dead_after",
+    "outage_keys", "max_body_bytes", "notify_batch", "websub_lease_seconds",
+)
+_POSITIVE = (
+    "connect_timeout", "first_byte_timeout", "total_timeout", "min_interval", "max_interval",
+    "default_interval", "dead_probe_interval", "notify_smtp_timeout", "notify_poll",
+)
+_NOT_NEGATIVE = (
+    "per_key_gap", "parse_processes", "parse_pool_threshold", "max_redirects", "notify_rate",
+    "websub_ignore_older_than", "websub_give_up_after", "notify_behind_newest_days",
+    "notify_max_age_days",
+)
+
+
+def _check_range(name: str, value: float) -> None:
+    if name in _AT_LEAST_ONE and value < 1:
+        raise ValueError(f"must be at least 1, not {value!r}")
+    if name in _POSITIVE and value <= 0:
+        raise ValueError(f"must be more than 0, not {value!r}")
+    if name in _NOT_NEGATIVE and value < 0:
+        raise ValueError(f"must not be negative, not {value!r}")
+    if name == "port" and not 0 <= value <= 65535:
+        raise ValueError(f"must be 0 to 65535, not {value!r}")
+
+
 def _check_public_url(url: str) -> None:
     """Links in mails and WebSub callbacks are built on it: a value without a scheme or host
     would send readers and hubs nowhere, silently, long after start-up."""
@@ -177,11 +205,14 @@ def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
         if isinstance(raw, bool) and isinstance(default, int | float):
             raise ValueError(f"not a number: {raw!r}")
         if isinstance(default, int):
-            return int(raw)
+            number = int(raw)
+            _check_range(name, number)
+            return number
         if isinstance(default, float):
             value = float(raw)
             if value != value or value in (float("inf"), float("-inf")):
                 raise ValueError(f"not a finite number: {raw!r}")
+            _check_range(name, value)
             return value
         if isinstance(default, tuple):
             if isinstance(raw, list | tuple):

@@ -137,3 +137,26 @@ def test_public_url_must_be_an_http_url_with_a_host(bad: str) -> None:
     assert "FAIRFETCH_PUBLIC_URL" in str(caught.value)
     assert load_settings(None, environ={"FAIRFETCH_PUBLIC_URL": "https://ff.example/app"}) \
         .public_url == "https://ff.example/app"
+
+
+@pytest.mark.parametrize(
+    ("name", "raw"),
+    [("per_key_in_flight", "0"), ("global_in_flight", "-1"), ("total_timeout", "0"),
+     ("min_interval", "-5"), ("per_key_gap", "-0.5"), ("notify_rate", "-1"), ("port", "70000"),
+     ("notify_max_age_days", "-2"), ("batch_size", "0")],
+)  # fmt: skip
+def test_numbers_out_of_range_are_refused_when_read(name: str, raw: str, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(None, environ={env_name(name): raw})
+    assert env_name(name) in str(caught.value)
+    conf = tmp_path / "r.toml"
+    conf.write_text(f"{name} = {raw}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(conf, environ={})
+    assert name in str(caught.value)
+
+
+@pytest.mark.parametrize(("name", "raw"), [("per_key_gap", "0"), ("parse_processes", "0"),
+                                           ("notify_rate", "0"), ("port", "0")])  # fmt: skip
+def test_zero_where_zero_means_something(name: str, raw: str) -> None:
+    assert getattr(load_settings(None, environ={env_name(name): raw}), name) == 0
