@@ -54,7 +54,19 @@ def feed_summary(feed: FeedRecord) -> dict[str, Any]:
 
 def feed_details(store: SqlStore, feed: FeedRecord) -> dict[str, Any]:
     """Everything DESIGN.md's contract lists for ``feeds show``, and a little more."""
-    extra = store.feed_details(feed.id)
+    return feed_document(feed, store.feed_details(feed.id), websub(store, feed))
+
+
+def websub(store: SqlStore, feed: FeedRecord) -> dict[str, Any]:
+    """The feed's WebSub state, always with the same keys (nulls when there is none)."""
+    return _websub(store, feed)
+
+
+def feed_document(
+    feed: FeedRecord, details: dict[str, Any], websub_state: dict[str, Any]
+) -> dict[str, Any]:
+    """The one builder of a feed's public document (CLI ``feeds show --json`` and the API);
+    ``details`` is :meth:`SqlStore.feed_details`."""
     out = feed_summary(feed)
     out.update(
         {
@@ -72,14 +84,15 @@ def feed_details(store: SqlStore, feed: FeedRecord) -> dict[str, Any]:
             "interval_seconds": feed.interval_seconds,
             "etag": feed.etag,
             "last_modified": feed.last_modified,
-            "redirects": extra["redirects"],
+            "redirects": details.get("redirects", []),
             "redirect_candidate": feed.redirect_candidate,
-            "contacts": extra["contacts"],
-            "authors": extra["authors"],
+            "contacts": details.get("contacts", []),
+            "authors": details.get("authors", []),
             "hub_urls": list(feed.hub_urls),
             "self_url": feed.self_url,
-            "websub": _websub(store, feed),
-            "recent_crawls": extra["crawls"],
+            "newest_entry_at": feed.newest_entry_at,
+            "websub": websub_state,
+            "crawls": details.get("crawls", []),
         }
     )
     return out

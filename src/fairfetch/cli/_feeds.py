@@ -184,7 +184,7 @@ def feeds_show(
         return
     table = Table(show_header=False, box=None)
     for k, v in view.items():
-        if k == "recent_crawls":
+        if k == "crawls":
             continue
         table.add_row(f"[bold]{k}[/bold]", plain(_text(v)))
     console.print(table)

@@ -391,7 +391,13 @@ class Crawler:
         box: asyncio.Future[FetchResult] = loop.create_future()
 
         async def one() -> Feedback:
-            result = await self.fetcher.fetch(url, check_robots=self.settings.obey_robots)
+            try:
+                result = await self.fetcher.fetch(url, check_robots=self.settings.obey_robots)
+            except Exception as exc:  # a bug in the fetch path: loud, and `add` must not hang
+                log.exception("fetch of %s raised", url)
+                result = FetchResult(
+                    url=url, final_url=url, error_kind="internal", error_detail=repr(exc)[:500]
+                )
             box.set_result(result)
             return self._feedback(result)
 

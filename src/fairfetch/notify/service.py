@@ -221,7 +221,7 @@ async def send_due(
     Stops early (leaving the rest pending, oldest first next time) when the server answers 4xx or
     cannot be reached: a throttling provider is slowed down, not hammered.
     """
-    opts = options or NotifyOptions.from_env()
+    opts = options or NotifyOptions.from_settings(settings)
     report = SendReport()
     session = SmtpSession(SmtpConfig.parse(settings.smtp_url), timeout=opts.smtp_timeout)
     pacer = _Pacer(opts.rate)
@@ -255,7 +255,7 @@ async def send_due(
 async def send_one(store: SqlStore, settings: Settings, outbox_id: int) -> SendReport:
     """Try one outbox row now (the confirmation mail right after subscribing)."""
     return await send_due(store, settings, only_ids={outbox_id},
-                          options=NotifyOptions.from_env())
+                          options=NotifyOptions.from_settings(settings))
 
 
 async def run_forever(store: SqlStore, settings: Settings, stop: asyncio.Event) -> None:
@@ -265,7 +265,7 @@ async def run_forever(store: SqlStore, settings: Settings, stop: asyncio.Event) 
     (SQLAlchemy), and the loop of ``run`` is shared with the crawler and the web app. ``stop``
     is honoured between messages.
     """
-    opts = NotifyOptions.from_env()
+    opts = NotifyOptions.from_settings(settings)
     log = logging.getLogger(__name__)
 
     def one_pass() -> SendReport:

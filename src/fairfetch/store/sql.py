@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
 
-from fairfetch.errors import NotFoundError
+from fairfetch.errors import NotFoundError, StoreError
 from fairfetch.store import migrate
 from fairfetch.store.batch_write import write_batch
 from fairfetch.store.engine import create_engine
@@ -39,7 +39,11 @@ class SqlStore:
         self.url = url
         self.engine = create_engine(url)
         if migrate_schema:
-            migrate.upgrade(self.engine)
+            try:
+                migrate.upgrade(self.engine)
+            except sa.exc.OperationalError as exc:
+                masked = sa.make_url(url).render_as_string(hide_password=True)
+                raise StoreError(f"database {masked!r}: cannot open ({exc.orig})") from None
 
     @property
     def dialect(self) -> str:
@@ -384,7 +388,8 @@ def dumps(value: Any) -> str:
 
     def default(o: Any) -> Any:
         if isinstance(o, datetime):
-            return o.isoformat().replace("+00:00", "Z")
+            aware = o if o.tzinfo is not None else o.replace(tzinfo=UTC)
+            return aware.astimezone(UTC).isoformat().replace("+00:00", "Z")
         raise TypeError(type(o).__name__)
 
     return json.dumps(value, default=default, indent=2, ensure_ascii=False)

@@ -16,6 +16,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 
 from fairfetch.store import directory_repo as repo
+from fairfetch.views import websub as shared_websub
 from fairfetch.web import actions, auth
 from fairfetch.web.app import ctx_of
 from fairfetch.web.stats import crawlstats
@@ -24,7 +25,6 @@ from fairfetch.web.views import (
     feed_document,
     feed_summary,
     jsonable,
-    websub_of,
 )
 
 router = APIRouter(tags=["directory"])
@@ -136,7 +136,7 @@ def show_feed(request: Request, feed_id: FeedId) -> dict[str, Any]:
     ctx = ctx_of(request)
     feed = ctx.store.get_feed(feed_id)
     details = ctx.store.feed_details(feed.id, crawl_limit=20)
-    return feed_document(feed, details, websub_of(ctx.store, feed.id))
+    return feed_document(feed, details, shared_websub(ctx.store, feed))
 
 
 @router.get(

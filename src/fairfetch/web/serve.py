@@ -62,7 +62,16 @@ async def serve(
         app, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
     )
     server = _Server(config)
-    task = asyncio.create_task(server.serve(), name="fairfetch-web")
+    async def _serve() -> None:
+        # uvicorn calls sys.exit(3) when it cannot bind; that must be our error, not a
+        # SystemExit tearing through the event loop that also runs the crawler.
+        try:
+            await server.serve()
+        except SystemExit as exc:
+            detail = f"uvicorn exit {exc.code}"
+            raise ConfigError(f"could not serve on {host}:{port} ({detail})") from None
+
+    task = asyncio.create_task(_serve(), name="fairfetch-web")
     try:
         while not server.started:
             if task.done():

@@ -7,6 +7,7 @@ from typing import Any
 
 from fairfetch.store.records import FeedRecord
 from fairfetch.store.sql import SqlStore
+from fairfetch.views import feed_document as shared_feed_document
 
 KINDS = ("podcast", "newsletter", "video", "blog")
 STATUSES = ("new", "ok", "error", "dead")
@@ -70,41 +71,9 @@ def websub_of(store: SqlStore, feed_id: int) -> dict[str, Any] | None:
 def feed_document(
     feed: FeedRecord, details: dict[str, Any], websub: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """What ``feeds show --json`` shows, plus the recent crawls (DESIGN.md's contract fields)."""
-    return jsonable(
-        {
-            "id": feed.id,
-            "url": feed.url,
-            "original_url": feed.original_url,
-            "title": feed.title,
-            "description": feed.description,
-            "link": feed.link,
-            "language": feed.language,
-            "format": feed.format,
-            "generator": feed.generator,
-            "kind": feed.kind,
-            "kind_evidence": list(feed.kind_evidence),
-            "categories": list(feed.categories),
-            "backend": feed.backend,
-            "politeness_key": feed.politeness_key,
-            "status": feed.status,
-            "error_count": feed.error_count,
-            "last_error": feed.last_error,
-            "last_success_at": feed.last_success_at,
-            "last_fetched_at": feed.last_fetched_at,
-            "next_crawl_at": feed.next_crawl_at,
-            "added_at": feed.added_at,
-            "etag": feed.etag,
-            "last_modified": feed.last_modified,
-            "redirects": details.get("redirects", []),
-            "contacts": details.get("contacts", []),
-            "authors": details.get("authors", []),
-            "entry_count": feed.entry_count,
-            "newest_entry_at": feed.newest_entry_at,
-            "websub": {"hubs": list(feed.hub_urls), "self": feed.self_url, **(websub or {})},
-            "crawls": details.get("crawls", []),
-        }
-    )
+    """What ``feeds show --json`` shows (built by :mod:`fairfetch.views`), JSON-ready."""
+    state = websub if websub is not None else {}
+    return jsonable(shared_feed_document(feed, details, state))
 
 
 def entry_document(row: dict[str, Any]) -> dict[str, Any]:

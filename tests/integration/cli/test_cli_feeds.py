@@ -37,7 +37,7 @@ def run(tb: Testbed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: 
 def test_add_reports_each_bad_url_and_keeps_the_good(run, tb: Testbed) -> None:  # type: ignore[no-untyped-def]
     good = tb.catalog(n=2, behaviours=["blog"])
     r = run("feeds", "add", good[0].url, "ftp://x.test/feed", good[1].url, "http://")
-    assert r.exit_code == 1
+    assert r.exit_code == 2
     assert "ftp://x.test/feed" in r.output
     assert "unsupported scheme" in r.output
     assert "'http://'" in r.output
@@ -56,7 +56,7 @@ def test_import_opml_with_a_bad_entry_then_export(run, tb: Testbed, tmp_path: Pa
         '<outline text="bad" xmlUrl="javascript:alert(1)"/></body></opml>'
     )
     r = run("feeds", "import", str(opml))
-    assert r.exit_code == 1
+    assert r.exit_code == 2
     assert "javascript:alert(1)" in r.output
     exported = run("feeds", "export", "--opml").stdout
     for s in specs:
