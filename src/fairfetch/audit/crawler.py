@@ -449,7 +449,7 @@ class _Crawl:
                     self.probe_error
                 )
             await self._flush()  # the writer is idle from here on: one writer at a time
-            await asyncio.to_thread(self.cf.finalize)
+            await self.sink.finalize()
             # Last: a file with finished_at is complete (in_sitemap, redirect far ends known).
             self.cf.set_meta(
                 finished_at=_now(),

@@ -31,6 +31,9 @@ class Sink(Protocol):
         """Hand a page over; the future resolves with what it built (already, in process)."""
         ...
     async def flush(self) -> None: ...
+    async def finalize(self) -> None:
+        """Derived columns (CrawlFile.finalize), by the writer, once it is idle."""
+        ...
     async def aclose(self) -> None: ...
 
 
@@ -106,6 +109,10 @@ class InProcessSink:
     async def flush(self) -> None:
         await self.writer.flush()
 
+    async def finalize(self) -> None:
+        await self.writer.flush()
+        await asyncio.to_thread(self.writer.cf.finalize)
+
     async def aclose(self) -> None:
         await self.writer.aclose()
 
@@ -154,11 +161,15 @@ def _sink_main(conn: Connection, path: str, start_url: str, by_domain: bool, bat
                 replies.append((msg[1], built.probes, built.rows, built.skipped))
             elif tag == "op":
                 ops.append((msg[1], msg[2]))
-            elif tag == "flush":
+            elif tag in ("flush", "finalize"):
                 reply()
                 if ops:
                     cf.write_batch(ops)
                     ops = []
+                if tag == "finalize":
+                    # Here, not in the crawl process: building the links_to index and the
+                    # redirect chains is the writer's work and memory.
+                    cf.finalize()
                 conn.send(("flushed", msg[1]))
             elif tag == "close":
                 reply()
@@ -259,13 +270,16 @@ class ProcessSink:
     async def _roundtrip(self, tag: str) -> None:
         self.tokens += 1
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        reply = "flushed" if tag == "flush" else "closed"
-        self.waiting[(reply, self.tokens if tag == "flush" else None)] = fut
+        reply = "closed" if tag == "close" else "flushed"
+        self.waiting[(reply, None if tag == "close" else self.tokens)] = fut
         self._send((tag, self.tokens))
         await fut
 
     async def flush(self) -> None:
         await self._roundtrip("flush")
+
+    async def finalize(self) -> None:
+        await self._roundtrip("finalize")
 
     async def aclose(self) -> None:
         try:
