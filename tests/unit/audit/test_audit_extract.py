@@ -68,6 +68,47 @@ def test_audit_sketch_similarity() -> None:
     assert sketch_similarity(a.sketch, c.sketch) == 0.0
 
 
+def _shingles(words: list[str]) -> set[tuple[str, ...]]:
+    return set(zip(words, words[1:], words[2:], strict=False))
+
+
+@pytest.mark.parametrize("shared", [60, 150, 240, 285])
+def test_audit_sketch_estimates_jaccard(shared: int) -> None:
+    # Two 300-word texts sharing their first ``shared`` words: the sketches' estimate must be
+    # near the true Jaccard similarity of their 3-shingle sets (k=32: sd ~0.09; 0.25 is loose
+    # enough for any sane hash, and fails for a constant, truncated or unsorted sketch).
+    from fairfetch.audit.extract import SKETCH_SIZE, _sketch
+
+    a = [f"w{i}" for i in range(300)]
+    b = a[:shared] + [f"x{i}" for i in range(300 - shared)]
+    sa, sb = _shingles(a), _shingles(b)
+    true = len(sa & sb) / len(sa | sb)
+    ka, kb = _sketch(" ".join(a)), _sketch(" ".join(b))
+    assert len(ka.split()) == len(kb.split()) == SKETCH_SIZE
+    assert abs(sketch_similarity(ka, kb) - true) < 0.25
+
+
+def test_audit_sketch_same_in_every_process() -> None:
+    # Sketches written by one crawl process are compared with another's (resume, the writer
+    # process): they must not depend on PYTHONHASHSEED, as hash() of str/bytes does.
+    import os
+    import subprocess
+    import sys
+
+    from fairfetch.audit.extract import _sketch
+
+    text = " ".join(f"w{i} la{i % 7}" for i in range(200))
+    code = "import sys; from fairfetch.audit.extract import _sketch; print(_sketch(sys.argv[1]))"
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code, text], capture_output=True, text=True, check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout.strip()
+        for seed in ("1", "2")
+    }
+    assert outs == {_sketch(text)}
+
+
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
