@@ -27,6 +27,7 @@ from typing import Any
 from fairfetch.config import Settings
 from fairfetch.crawl.health import Decision, FeedState, HealthPolicy, Outcome, decide
 from fairfetch.crawl.outage import OutageDetector
+from fairfetch.crawl.robots_store import StoreRobotsBacking
 from fairfetch.crawl.urls import normalize_feed_url
 from fairfetch.crawl.workers import shareable as _shareable
 from fairfetch.crawl.workers import warm_up as _warm_up
@@ -166,6 +167,10 @@ class Crawler:
         self.clock = clock
         self._fetcher = fetcher
         self._own_fetcher = fetcher is None
+        #: robots.txt answers outlive the process in the store (cron-style `crawl --once`).
+        self.robots_backing = StoreRobotsBacking(store)
+        if fetcher is not None and fetcher.robots.backing is None:
+            fetcher.robots.back_with(self.robots_backing)
         self._dispatcher: Dispatcher[_Job] | None = None
         self._dispatch_task: asyncio.Task[None] | None = None
         self._write_queue: asyncio.Queue[tuple[CrawlWrite, _Job | None, frozenset[str]]] | None = (
@@ -191,6 +196,7 @@ class Crawler:
     def fetcher(self) -> Fetcher:
         if self._fetcher is None:
             self._fetcher = Fetcher(self.settings)
+            self._fetcher.robots.back_with(self.robots_backing)
         return self._fetcher
 
     def _ensure_started(self) -> Dispatcher[_Job]:
@@ -224,6 +230,7 @@ class Crawler:
                 with contextlib.suppress(asyncio.CancelledError):
                     await self._writer_task
             self._dispatcher = None
+        await self.robots_backing.flush()
         if self._own_fetcher and self._fetcher is not None:
             await self._fetcher.aclose()
             self._fetcher = None
@@ -779,6 +786,9 @@ class Crawler:
                         job.future.set_exception(exc)
                     queue.task_done()
                 continue
+            if self.robots_backing.pending:
+                # Before task_done: aclose() cancels this task once the queue is joined.
+                await self.robots_backing.flush()
             for (w, job, ids), res in zip(batch, written, strict=True):
                 if job is not None and not job.future.done():
                     job.future.set_result(

@@ -13,16 +13,22 @@ expect crawlers to share:
   its cached copy. Our choice of a short ``error_ttl`` (30 min, where Google waits 12 h)
   matches feed intervals: a feed is not skipped for half a day over one failed robots fetch.
 * too many redirects — treated as 4xx (allow), as Google does.
+
+A :class:`RobotsBacking` (the crawler gives one over its store) keeps the answers that stand for
+a day between processes, so a cron-style ``crawl --once`` does not ask every host for robots.txt
+again each run: the first time a process meets an origin it asks the backing before the network.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Protocol
 
 from protego import Protego
 from yarl import URL
@@ -33,7 +39,20 @@ if TYPE_CHECKING:
     from fairfetch.net.fetch import Fetcher
     from fairfetch.net.outcome import FetchResult
 
-__all__ = ["RobotsCache", "RobotsRules", "RobotsVerdict", "agent_token"]
+__all__ = [
+    "RobotsBacking",
+    "RobotsCache",
+    "RobotsCopy",
+    "RobotsRules",
+    "RobotsVerdict",
+    "agent_token",
+]
+
+log = logging.getLogger("fairfetch.robots")
+
+#: The states worth keeping between processes: they stand for ``ttl``. Throttled and
+#: unreachable are passing states; the last good copy stands in for them.
+LASTING_STATES = ("parsed", "allow_all")
 
 
 def agent_token(user_agent: str) -> str:
@@ -84,6 +103,28 @@ class RobotsRules:
         return float(delay) if delay is not None else None
 
 
+@dataclass(frozen=True)
+class RobotsCopy:
+    """A lasting robots.txt answer in wall-clock time, as a store keeps it."""
+
+    origin: str
+    state: str
+    """``parsed`` or ``allow_all``."""
+    status: int | None
+    body: str | None
+    """The rules' text for ``parsed``; None for ``allow_all``."""
+    fetched_at: float
+    """Unix time of the fetch."""
+
+
+class RobotsBacking(Protocol):
+    """Where copies outlive the process. ``save`` must not block: queue, write later."""
+
+    async def load(self, origin: str) -> RobotsCopy | None: ...
+
+    def save(self, copy: RobotsCopy) -> None: ...
+
+
 def previous_unusable(previous: RobotsRules | None) -> bool:
     return previous is None or previous.parser is None
 
@@ -102,6 +143,8 @@ class RobotsCache:
         max_bytes: int = 500 * 1024,
         max_entries: int = 10_000,
         clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+        backing: RobotsBacking | None = None,
     ) -> None:
         self.fetcher = fetcher
         self._agent = agent_token(user_agent) if user_agent else None
@@ -111,11 +154,16 @@ class RobotsCache:
         self.max_bytes = max_bytes
         self.max_entries = max_entries
         self._clock = clock
+        self._wall = wall
+        self.backing = backing
         self._cache: OrderedDict[str, RobotsRules] = OrderedDict()
         self._pending: dict[str, asyncio.Future[RobotsRules]] = {}
 
     def bind(self, fetcher: Fetcher) -> None:
         self.fetcher = fetcher
+
+    def back_with(self, backing: RobotsBacking) -> None:
+        self.backing = backing
 
     @property
     def agent(self) -> str:
@@ -196,10 +244,48 @@ class RobotsCache:
     async def _load(self, origin: str, previous: RobotsRules | None) -> RobotsRules:
         if self.fetcher is None:
             raise RuntimeError("RobotsCache has no fetcher: pass one or bind() it")
+        if previous is None and self.backing is not None:
+            # First sight of this origin in this process: a copy from an earlier run may
+            # still stand (or stand in, if robots.txt is unreachable now).
+            try:
+                copy = await self.backing.load(origin)
+            except Exception:  # the store is a cache here: never fail a fetch over it
+                log.warning("reading the stored robots.txt of %s failed", origin, exc_info=True)
+                copy = None
+            if copy is not None:
+                restored = self.restore(copy)
+                if restored.expires_at > self._clock():
+                    return restored
+                previous = restored
         result = await self.fetcher.fetch(
             origin + "/robots.txt", max_bytes=self.max_bytes, check_robots=False
         )
-        return self.interpret(origin, result, self._clock(), previous)
+        rules = self.interpret(origin, result, self._clock(), previous)
+        if self.backing is not None and rules.state in LASTING_STATES and rules.error_kind is None:
+            body = (
+                result.body[: self.max_bytes].decode("utf-8", errors="replace")
+                if rules.state == "parsed"
+                else None
+            )
+            self.backing.save(RobotsCopy(origin, rules.state, rules.status, body, self._wall()))
+        return rules
+
+    def restore(self, copy: RobotsCopy) -> RobotsRules:
+        """The rules a stored copy stands for, on this process's clock (pure)."""
+        age = max(0.0, self._wall() - copy.fetched_at)
+        fetched = self._clock() - age
+        parser = Protego.parse(copy.body or "") if copy.state == "parsed" else None
+        when = datetime.fromtimestamp(copy.fetched_at, UTC).isoformat(timespec="seconds")
+        return RobotsRules(
+            copy.origin,
+            "parsed" if parser is not None else "allow_all",
+            fetched,
+            fetched + self.ttl,
+            copy.status,
+            detail=f"stored copy fetched {when}",
+            parser=parser,
+            parsed_at=fetched if parser is not None else None,
+        )
 
     def interpret(
         self, origin: str, result: FetchResult, now: float, previous: RobotsRules | None = None

@@ -1,0 +1,66 @@
+"""SQL of the robots.txt copies (``tables_robots``): one read per origin, batched saves.
+
+The crawler asks for an origin's copy the first time the process meets that origin (a point
+lookup on the primary key) and saves what it fetched in batches; see
+:class:`fairfetch.net.robots.RobotsCache` for what a copy means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+
+from fairfetch.net.robots import RobotsCopy
+from fairfetch.store.sql import SqlStore
+from fairfetch.store.tables_robots import robots_txt
+
+__all__ = ["load_robots", "prune_robots", "save_robots"]
+
+_CHUNK = 400
+
+
+def load_robots(store: SqlStore, origin: str) -> RobotsCopy | None:
+    with store.engine.connect() as conn:
+        row = conn.execute(
+            sa.select(
+                robots_txt.c.state, robots_txt.c.status, robots_txt.c.body, robots_txt.c.fetched_at
+            ).where(robots_txt.c.origin == origin)
+        ).first()
+    if row is None:
+        return None
+    return RobotsCopy(origin, row.state, row.status, row.body, row.fetched_at.timestamp())
+
+
+def save_robots(store: SqlStore, copies: Sequence[RobotsCopy]) -> int:
+    """Replace the stored copy of each origin (the newest copy of an origin in ``copies`` wins)."""
+    latest: dict[str, RobotsCopy] = {}
+    for copy in copies:
+        if copy.origin not in latest or copy.fetched_at >= latest[copy.origin].fetched_at:
+            latest[copy.origin] = copy
+    rows = [
+        {
+            "origin": c.origin,
+            "state": c.state,
+            "status": c.status,
+            "body": c.body,
+            "fetched_at": datetime.fromtimestamp(c.fetched_at, UTC),
+        }
+        for c in latest.values()
+    ]
+    with store.engine.begin() as conn:
+        for start in range(0, len(rows), _CHUNK):
+            chunk = rows[start : start + _CHUNK]
+            conn.execute(
+                robots_txt.delete().where(robots_txt.c.origin.in_([r["origin"] for r in chunk]))
+            )
+            conn.execute(robots_txt.insert(), chunk)
+    return len(rows)
+
+
+def prune_robots(store: SqlStore, older_than: datetime) -> int:
+    """Forget copies too old to stand in for anything (past the stale-copy window)."""
+    with store.engine.begin() as conn:
+        gone = conn.execute(robots_txt.delete().where(robots_txt.c.fetched_at < older_than))
+        return gone.rowcount
