@@ -143,7 +143,7 @@ _MARK_RE = re.compile(_MARK_START + r"[0-9a-f]+:\d+" + _MARK_END)
 _FORBIDDEN = bytes([*range(0, 9), 11, 12, *range(14, 32)])  # C0 controls XML forbids
 # &amp; last (see _named_refs): what it yields must not be read again.
 _NAMED_BUT_AMP = ((b"&lt;", b"<"), (b"&gt;", b">"), (b"&quot;", b'"'), (b"&apos;", b"'"))
-_FORBIDDEN_OR_EF = _FORBIDDEN + b"\xef"
+_FORBIDDEN_EACH = tuple(bytes([b]) for b in _FORBIDDEN)
 _NUMREF = re.compile(rb"&#(?:([0-9]{1,7})|x([0-9a-fA-F]{1,6}));")
 _AMP_HELD = b"\xff"  # never in valid UTF-8: holds "&" from &#38; while named refs are replaced
 
@@ -157,13 +157,14 @@ def _numref(m: re.Match[bytes]) -> bytes:
 
 
 def _clean(raw: bytes) -> bool:
-    """No character XML forbids: C0 controls, U+FFFE, U+FFFF (UTF-8 ``EF BF BE/BF``). One
-    translate pass; the exact test runs only when an ``EF`` lead byte is present at all."""
-    n = len(raw)
-    if len(raw.translate(None, _FORBIDDEN_OR_EF)) == n:
-        return True
-    return (len(raw.translate(None, _FORBIDDEN)) == n and b"\xef\xbf\xbe" not in raw
-            and b"\xef\xbf\xbf" not in raw)
+    """No character XML forbids: C0 controls, U+FFFE, U+FFFF (UTF-8 ``EF BF BE/BF``).
+
+    One memchr per forbidden byte: on an article-sized body, 29 of them cost half of one
+    ``translate`` pass (which copies the bytes through a table). The exact U+FFFE/U+FFFF test
+    runs only when an ``EF`` lead byte is present at all."""
+    if any(map(raw.__contains__, _FORBIDDEN_EACH)):
+        return False
+    return b"\xef" not in raw or (b"\xef\xbf\xbe" not in raw and b"\xef\xbf\xbf" not in raw)
 
 
 def _character_data(raw: bytes) -> str | None:

@@ -185,3 +185,16 @@ def test_feeds_lift_scan_is_linear_on_hostile_runs() -> None:
     brackets = (b"<rss version='2.0'><channel><title>B</title><item><guid>g</guid><description>"
                 b"<![CDATA[" + b"]" * 2_000_000 + b"]]></description></item></channel></rss>")
     assert parse_feed(brackets).entries[0].summary == "]" * 2_000_000
+
+
+@pytest.mark.parametrize("byte", [*range(0, 9), 11, 12, *range(14, 32)])
+def test_feeds_lift_clean_refuses_each_forbidden_control(byte: int) -> None:
+    body = b"caf\xc3\xa9 " * 300
+    assert xml._clean(body)
+    assert not xml._clean(body + bytes([byte]) + body)
+
+
+def test_feeds_lift_clean_refuses_only_the_two_noncharacters_after_ef() -> None:
+    assert xml._clean(b"\t\n\r \x7f\xc2\x85 \xef\xbc\x81 \xef\xbf\xbd \xef\xbb\xbf")  # U+FF01 ...
+    assert not xml._clean(b"a \xef\xbf\xbe b")
+    assert not xml._clean(b"a \xef\xbf\xbf b")
