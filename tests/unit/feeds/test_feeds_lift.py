@@ -198,3 +198,58 @@ def test_feeds_lift_clean_refuses_only_the_two_noncharacters_after_ef() -> None:
     assert xml._clean(b"\t\n\r \x7f\xc2\x85 \xef\xbc\x81 \xef\xbf\xbd \xef\xbb\xbf")  # U+FF01 ...
     assert not xml._clean(b"a \xef\xbf\xbe b")
     assert not xml._clean(b"a \xef\xbf\xbf b")
+
+
+# Escaped runs are read by expat in one pass over all of a document's runs; the per-run reading
+# (_character_data) is the reference, and the fallback from the first run expat refuses.
+_RUN_FRAGMENTS = [f.encode("utf-8", "surrogatepass") for f in [
+    *(t for t in _CLEAN_TEXT), *(t for t in _HOSTILE_TEXT if t != "]]>"),
+    "&amp;lt;", "&#38;#38;", "&#x10FFFF;", "&#x110000;", "&#xFFFE;", "\ufdd0", "\x85", "&#x7f;",
+    "&#9;&#10;", "&#65;&#x42;", "&amp;amp;", "&ap", "&;", "&#;", "&#x;", "a]]b", "\u00e9",
+]] + [b"\xe9", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xef\xbf\xbf", b"\x00", b"\x1f"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_RUN_FRAGMENTS), max_size=8).map(b"".join),
+                min_size=1, max_size=5))
+def test_feeds_lift_runs_read_together_as_each_alone(raws: list[bytes]) -> None:
+    assert xml._runs_text(raws) == [xml._character_data(r) for r in raws]
+
+
+def test_feeds_lift_runs_fall_back_only_from_the_first_refused_run(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    per_run: list[bytes] = []
+
+    def reference(raw: bytes) -> str | None:
+        per_run.append(raw)
+        return "per-run"
+    monkeypatch.setattr(xml, "_character_data", reference)
+    raws = [b"&lt;p&gt;caf\xc3\xa9 &amp;lt; &#8230;&#x1F600; x\r\ny &#13;", b"&nbsp;", b"&quot;"]
+    assert xml._runs_text(raws) == ["<p>caf\u00e9 &lt; \u2026\U0001F600 x\ny \r", "per-run",
+                                    "per-run"]
+    assert per_run == raws[1:]
+
+
+def test_feeds_lift_escaped_body_with_numeric_references_is_lifted() -> None:
+    body = "<p>It\u2019s &amp; caf\u00e9 \u2026 &lt;b&gt; \U0001F600</p>\n" * 800  # > 32 KiB
+    escaped = (body.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+               .replace("\u2019", "&#8217;").replace("\u2026", "&#x2026;")
+               .replace("\U0001F600", "&#128512;"))
+    doc = ('<feed xmlns="http://www.w3.org/2005/Atom"><title>T</title><entry><id>e</id>'
+           f'<content type="html">{escaped}</content></entry></feed>').encode()
+    with _lifting("default"):
+        assert list(xml.lift_bodies(doc)[1].values()) == [body]
+    assert _assert_same(doc).entries[0].content == body.strip()
+
+
+def test_feeds_lift_cdata_split_around_its_terminator() -> None:
+    """``]]>`` in CDATA text is written by ending the section after ``]]`` and opening another
+    for ``>``: the large first section is lifted, the small second one read by libxml2."""
+    body = "<p>" + "x[i]] " * 400 + "</p>"
+    doc = ("<rss version='2.0' xmlns:content='http://purl.org/rss/1.0/modules/content/'>"
+           "<channel><title>C</title><item><guid>g</guid><content:encoded>"
+           f"<![CDATA[{body}]]]]><![CDATA[> tail]]></content:encoded></item></channel></rss>"
+           ).encode()
+    with _lifting("default"):
+        assert list(xml.lift_bodies(doc)[1].values()) == [body + "]]"]
+    assert _assert_same(doc).entries[0].content == body + "]]> tail"
