@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from fairfetch.audit.extract import sketch_similarity
 from fairfetch.audit.rules.base import Thresholds, rule
+from fairfetch.audit.sketch import sketch_similarity
 from fairfetch.audit.view import SiteView
 
 Out = Iterator[tuple[str, str] | str]
