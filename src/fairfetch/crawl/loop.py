@@ -113,6 +113,9 @@ class _Job:
     keep_ids: bool = False
 
 
+#: Due feeds whose stored robots.txt copies are read in one query before they are submitted.
+_PREFETCH = 500
+
 #: Feeds on a key that cannot start for this long are deferred rather than waited for.
 DEFER_AFTER = 10.0
 
@@ -265,9 +268,13 @@ class Crawler:
             on_total(due)
         self._start_pool(due)
         summary = CrawlSummary()
-        futures = []
+        futures: list[asyncio.Future[FeedResult]] = []
+        page: list[FeedRecord] = []
         for feed in self._stream_due(now, due):
-            futures.append(await self._submit(feed, "poll", keep_ids=False))
+            page.append(feed)
+            if len(page) >= _PREFETCH:
+                await self._submit_page(page, futures)
+        await self._submit_page(page, futures)
         # What was streamed is what was due: a feed deleted since the count (from the web, in
         # `run`) is simply not there, and must not make the accounting fail.
         summary.due = len(futures)
@@ -275,6 +282,21 @@ class Crawler:
         summary.elapsed = time.monotonic() - started
         self._check_accounting(summary)
         return summary
+
+    async def _submit_page(
+        self, page: list[FeedRecord], futures: list[asyncio.Future[FeedResult]]
+    ) -> None:
+        """Submit a page of due feeds, their stored robots.txt read first in one query."""
+        if not page:
+            return
+        robots = self.fetcher.robots
+        if self.settings.obey_robots and robots.backing is self.robots_backing:
+            await self.robots_backing.prefetch(
+                robots.origin(f.url) for f in page if robots.cached(f.url) is None
+            )
+        for feed in page:
+            futures.append(await self._submit(feed, "poll", keep_ids=False))
+        page.clear()
 
     def _stream_due(self, now: datetime, limit: int) -> Iterable[FeedRecord]:
         return self.store.iter_due(

@@ -1,23 +1,33 @@
 """The crawler's :class:`~fairfetch.net.robots.RobotsBacking`: robots.txt copies in the store.
 
-Loads are point reads off the event loop; saves queue up and are written by the crawler's one
-writer between its batches, so a crawl adds no transaction per host. A copy lost to a crash only
-costs one robots.txt request next run.
+The crawler prefetches the copies of a page of due feeds in one query (:meth:`prefetch`); an
+origin it did not prefetch is a point read off the event loop. Saves queue up and are written by
+the crawler's one writer between its batches, so a crawl adds no transaction per host. A copy
+lost to a crash only costs one robots.txt request next run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
 from fairfetch.net.robots import RobotsCopy
 from fairfetch.store import SqlStore
-from fairfetch.store.robots_repo import load_robots, prune_robots, save_robots
+from fairfetch.store.robots_repo import (
+    load_robots,
+    load_robots_many,
+    prune_robots,
+    save_robots,
+)
 
 __all__ = ["StoreRobotsBacking"]
 
 log = logging.getLogger("fairfetch.crawl")
+
+#: Prefetched copies held at most (a page of due feeds is a few hundred origins).
+_MAX_KNOWN = 20_000
 
 
 class StoreRobotsBacking:
@@ -26,8 +36,25 @@ class StoreRobotsBacking:
         self.keep_for = keep_for
         self.pending: list[RobotsCopy] = []
         self._pruned = False
+        #: Prefetched answers not asked for yet (None: known to be absent).
+        self._known: dict[str, RobotsCopy | None] = {}
+
+    async def prefetch(self, origins: Iterable[str]) -> None:
+        """Read these origins' copies in one go, ahead of the fetches that will ask."""
+        wanted = [o for o in set(origins) if o not in self._known]
+        if not wanted or len(self._known) > _MAX_KNOWN:
+            return
+        try:
+            found = await asyncio.to_thread(load_robots_many, self.store, wanted)
+        except Exception:  # a cache: the point reads will try again
+            log.warning("reading %d stored robots.txt copies failed", len(wanted), exc_info=True)
+            return
+        for origin in wanted:
+            self._known[origin] = found.get(origin)
 
     async def load(self, origin: str) -> RobotsCopy | None:
+        if origin in self._known:
+            return self._known.pop(origin)
         return await asyncio.to_thread(load_robots, self.store, origin)
 
     def save(self, copy: RobotsCopy) -> None:

@@ -7,7 +7,7 @@ lookup on the primary key) and saves what it fetched in batches; see
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
 import sqlalchemy as sa
@@ -16,7 +16,7 @@ from fairfetch.net.robots import RobotsCopy
 from fairfetch.store.sql import SqlStore
 from fairfetch.store.tables_robots import robots_txt
 
-__all__ = ["load_robots", "prune_robots", "save_robots"]
+__all__ = ["load_robots", "load_robots_many", "prune_robots", "save_robots"]
 
 _CHUNK = 400
 
@@ -31,6 +31,25 @@ def load_robots(store: SqlStore, origin: str) -> RobotsCopy | None:
     if row is None:
         return None
     return RobotsCopy(origin, row.state, row.status, row.body, row.fetched_at.timestamp())
+
+
+def load_robots_many(store: SqlStore, origins: Iterable[str]) -> dict[str, RobotsCopy]:
+    """The stored copies of these origins (one query per few hundred; absent ones left out)."""
+    wanted = sorted(set(origins))
+    c = robots_txt.c
+    found: dict[str, RobotsCopy] = {}
+    with store.engine.connect() as conn:
+        for start in range(0, len(wanted), _CHUNK):
+            rows = conn.execute(
+                sa.select(c.origin, c.state, c.status, c.body, c.fetched_at).where(
+                    c.origin.in_(wanted[start : start + _CHUNK])
+                )
+            )
+            for r in rows:
+                found[r.origin] = RobotsCopy(
+                    r.origin, r.state, r.status, r.body, r.fetched_at.timestamp()
+                )
+    return found
 
 
 def save_robots(store: SqlStore, copies: Sequence[RobotsCopy]) -> int:

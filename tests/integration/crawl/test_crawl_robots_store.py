@@ -8,8 +8,11 @@ import sqlalchemy as sa
 
 from fairfetch.config import Settings
 from fairfetch.crawl import Crawler, utcnow
+from fairfetch.crawl.robots_store import StoreRobotsBacking
 from fairfetch.net.politeness import politeness_key
+from fairfetch.net.robots import RobotsCopy
 from fairfetch.store import SqlStore
+from fairfetch.store.robots_repo import save_robots
 from fairfetch.store.tables_robots import robots_txt
 from fairfetch.testing import Testbed
 
@@ -38,3 +41,16 @@ async def test_second_process_sends_only_the_feed_requests(
     total = (await testbed.stats())["total"]
     assert total["requests"] == len(specs)  # no robots.txt request this time
     assert total["conditional_hits"] == len(specs)
+
+
+async def test_prefetched_copies_are_served_without_another_read(store: SqlStore) -> None:
+    backing = StoreRobotsBacking(store)
+    copy = RobotsCopy("http://a.test:80", "parsed", 200, "Disallow: /x", 1.8e9)
+    save_robots(store, [copy])
+    await backing.prefetch(["http://a.test:80", "http://absent.test:80"])
+    with store.engine.begin() as conn:
+        conn.execute(robots_txt.delete())  # what was prefetched no longer needs the table
+    assert await backing.load("http://a.test:80") == copy
+    assert await backing.load("http://absent.test:80") is None
+    save_robots(store, [copy])
+    assert await backing.load("http://a.test:80") == copy  # asked once: the next is a read

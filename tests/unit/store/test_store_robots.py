@@ -9,7 +9,7 @@ import pytest
 
 from fairfetch.net.robots import RobotsCopy
 from fairfetch.store import SqlStore, open_store
-from fairfetch.store.robots_repo import load_robots, prune_robots, save_robots
+from fairfetch.store.robots_repo import load_robots, load_robots_many, prune_robots, save_robots
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC).timestamp()
 
@@ -57,3 +57,10 @@ def test_prune_forgets_only_copies_older_than_the_limit(store: SqlStore) -> None
     assert prune_robots(store, datetime.fromtimestamp(T0 - 50, UTC)) == 1
     assert load_robots(store, "https://old.test") is None
     assert load_robots(store, "https://new.test") is not None
+
+
+def test_many_at_once_leaves_absent_origins_out(store: SqlStore) -> None:
+    copies = [RobotsCopy(f"https://h{i}.test", "allow_all", 404, None, T0) for i in range(450)]
+    save_robots(store, copies)
+    wanted = [c.origin for c in copies] + ["https://absent.test"]
+    assert load_robots_many(store, wanted) == {c.origin: c for c in copies}
