@@ -38,6 +38,7 @@ import aiohttp
 from yarl import URL
 
 from fairfetch.errors import InvalidURLError
+from fairfetch.net.ip_literals import never_ip_literal
 from fairfetch.net.outcome import FetchResult, Hop
 from fairfetch.net.perimeter import (
     CheckingResolver,
@@ -192,6 +193,8 @@ def _exception_kind(exc: BaseException) -> tuple[str, str]:
 
 def _literal_refusal(host: str, allow: Any) -> str | None:
     """Perimeter check for hosts aiohttp will not resolve (IP literals, numeric IPv4 forms)."""
+    if never_ip_literal(host):
+        return None
     bare = host[1:-1] if host.startswith("[") else host
     try:
         addr = ipaddress.ip_address(bare.split("%", 1)[0])

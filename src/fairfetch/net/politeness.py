@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 from publicsuffixlist import PSLFILE, PublicSuffixList
 
 from fairfetch.errors import ConfigError, FairfetchError
+from fairfetch.net.ip_literals import never_ip_literal
 from fairfetch.net.outcome import NETWORK_ERROR_KINDS
 
 if TYPE_CHECKING:
@@ -93,6 +94,8 @@ def _psl() -> tuple[PublicSuffixList, frozenset[str]]:
 
 
 def _is_ip(host: str) -> bool:
+    if never_ip_literal(host):
+        return False
     try:
         ipaddress.ip_address(host)
     except ValueError:
