@@ -12,7 +12,7 @@ import binascii
 from lxml import etree
 
 from fairfetch.feeds._build import EntryBuilder, FeedBuilder, resolve
-from fairfetch.feeds._ext import entry_ext, feed_ext, handle_link, to_int
+from fairfetch.feeds._ext import ENTRY_EXT, EntryHandler, feed_ext, handle_link, ignore, to_int
 from fairfetch.feeds._rss import atom_person
 from fairfetch.feeds._xml import XML_BASE, inner_markup, key_of, text_of
 from fairfetch.feeds.model import Enclosure
@@ -87,60 +87,99 @@ def read_atom(root: etree._Element, fb: FeedBuilder) -> None:
             fb.image_url = resolve(base, text_of(el))
 
 
+def _entry_id(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    eb.guid = text_of(el)
+
+
+def _entry_title(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    if eb.title is None:
+        eb.title = atom_text(el)
+
+
+def _entry_link(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    href = resolve(_base(el, base), el.get("href"))
+    if not href:
+        return
+    rel = (el.get("rel") or "alternate").strip().lower()
+    if rel == "alternate":
+        ltype = (el.get("type") or "text/html").lower()
+        is_html = ltype in ("text/html", "application/xhtml+xml")
+        if eb.link is None or (is_html and not eb.link_is_html):
+            eb.link, eb.link_is_html = href, is_html
+    elif rel == "enclosure":
+        eb.enclosures.append(
+            Enclosure(url=href, type=el.get("type"), length=to_int(el.get("length"))))
+
+
+def _entry_published(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    eb.published = text_of(el)
+
+
+def _entry_created(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    eb.created = text_of(el)
+
+
+def _entry_updated(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    eb.updated = text_of(el)
+
+
+def _entry_summary(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    eb.summary = atom_text(el)
+
+
+def _entry_content(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    eb.content = atom_text(el) if el.get("src") is None else None
+
+
+def _entry_author(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    p = atom_person(el, base)
+    if p:
+        eb.authors.append(p)
+
+
+def _entry_category(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    eb.add_category(el.get("term") or text_of(el))
+
+
+# Atom entry elements by local name (1.0 and 0.3 spellings).
+_ENTRY: dict[str, EntryHandler] = {
+    "id": _entry_id, "title": _entry_title, "link": _entry_link,
+    "published": _entry_published, "issued": _entry_published, "created": _entry_created,
+    "updated": _entry_updated, "modified": _entry_updated, "summary": _entry_summary,
+    "content": _entry_content, "author": _entry_author, "category": _entry_category,
+}
+# Read even without the Atom namespace (recovered or careless documents).
+_BARE = frozenset({"id", "title", "link", "summary", "content", "updated", "published",
+                   "author", "category"})
+# Handler by lxml tag, filled as tags are met (bounded: hostile feeds invent tags without end).
+_ENTRY_BY_TAG: dict[str, EntryHandler] = {}
+
+
+def _entry_handler(tag: str) -> EntryHandler:
+    key = key_of(tag)
+    if key.startswith("atom:"):
+        handler = _ENTRY.get(key[5:], ignore)
+    elif ":" in key:
+        handler = ENTRY_EXT.get(key, ignore)
+    else:
+        handler = _ENTRY[key] if key in _BARE else ignore
+    if len(_ENTRY_BY_TAG) < 10_000:
+        _ENTRY_BY_TAG[tag] = handler
+    return handler
+
+
 def _read_entry(entry: etree._Element, base: str | None) -> EntryBuilder:
     base = _base(entry, base)
     eb = EntryBuilder(base)
-    created: str | None = None
-    link_is_html = False
+    by_tag = _ENTRY_BY_TAG
     for el in entry:
         tag = el.tag
-        if not isinstance(tag, str):
-            continue
-        key = key_of(tag)
-        if not key.startswith("atom:"):
-            if ":" in key:
-                entry_ext(key, el, eb, base)
-                continue
-            if key not in ("id", "title", "link", "summary", "content", "updated", "published",
-                           "author", "category"):
-                continue
-            key = "atom:" + key
-        local = key[5:]
-        if local == "id":
-            eb.guid = text_of(el)
-        elif local == "title":
-            if eb.title is None:
-                eb.title = atom_text(el)
-        elif local == "link":
-            href = resolve(_base(el, base), el.get("href"))
-            if not href:
-                continue
-            rel = (el.get("rel") or "alternate").strip().lower()
-            if rel == "alternate":
-                ltype = (el.get("type") or "text/html").lower()
-                is_html = ltype in ("text/html", "application/xhtml+xml")
-                if eb.link is None or (is_html and not link_is_html):
-                    eb.link, link_is_html = href, is_html
-            elif rel == "enclosure":
-                eb.enclosures.append(
-                    Enclosure(url=href, type=el.get("type"), length=to_int(el.get("length"))))
-        elif local in ("published", "issued"):
-            eb.published = text_of(el)
-        elif local == "created":
-            created = text_of(el)
-        elif local in ("updated", "modified"):
-            eb.updated = text_of(el)
-        elif local == "summary":
-            eb.summary = atom_text(el)
-        elif local == "content":
-            src = el.get("src")
-            eb.content = atom_text(el) if src is None else None
-        elif local == "author":
-            p = atom_person(el, base)
-            if p:
-                eb.authors.append(p)
-        elif local == "category":
-            eb.add_category(el.get("term") or text_of(el))
-    if eb.published is None and created is not None:
-        eb.published = created
+        handler = by_tag.get(tag)
+        if handler is None:
+            if not isinstance(tag, str):
+                continue  # an entity reference left unresolved
+            handler = _entry_handler(tag)
+        handler(el, eb, base)
+    if eb.published is None and eb.created is not None:
+        eb.published = eb.created
     return eb

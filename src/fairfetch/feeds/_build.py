@@ -61,6 +61,7 @@ class EntryBuilder:
         "base",
         "categories",
         "content",
+        "created",
         "dc_date",
         "duration",
         "enclosures",
@@ -68,6 +69,7 @@ class EntryBuilder:
         "guid_is_permalink",
         "image_url",
         "link",
+        "link_is_html",
         "media",
         "media_video",
         "published",
@@ -83,10 +85,12 @@ class EntryBuilder:
         self.guid_is_permalink = True
         self.title: str | None = None
         self.link: str | None = None
+        self.link_is_html = False  # Atom: the alternate link chosen is text/html
         self.alt_link: str | None = None
         self.published: str | None = None
         self.updated: str | None = None
         self.dc_date: str | None = None
+        self.created: str | None = None  # Atom 0.3 created: published when nothing else says
         self.summary: str | None = None
         self.content: str | None = None
         self.authors: list[Person] = []

@@ -7,6 +7,8 @@ after their own elements without a second lookup table.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lxml import etree
 
 from fairfetch.feeds._build import EntryBuilder, FeedBuilder, resolve
@@ -14,7 +16,8 @@ from fairfetch.feeds._xml import XML_BASE, key_of, text_of
 from fairfetch.feeds.model import Enclosure, Person
 from fairfetch.feeds.people import parse_person
 
-__all__ = ["entry_ext", "feed_ext", "handle_link", "parse_duration", "to_int"]
+__all__ = ["ENTRY_EXT", "EntryHandler", "entry_ext", "feed_ext", "handle_link", "ignore",
+           "parse_duration", "to_int"]
 
 
 def to_int(value: str | None) -> int | None:
@@ -195,87 +198,132 @@ def _media_item(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
         eb.image_url = url
 
 
+def _person_to_authors(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    p = parse_person(text_of(el))
+    if p:
+        eb.authors.append(p)
+
+
+def _itunes_duration(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    eb.duration = parse_duration(text_of(el))
+
+
+def _itunes_image(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    url = resolve(base, el.get("href") or text_of(el))
+    if url:
+        eb.image_url = url
+
+
+def _summary_if_none(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    if eb.summary is None:
+        eb.summary = text_of(el)
+
+
+def _title_if_none(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    if eb.title is None:
+        eb.title = text_of(el)
+
+
+def _content_encoded(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    eb.content = text_of(el)
+
+
+def _dc_date(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    eb.dc_date = text_of(el)
+
+
+def _dc_subject(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    eb.add_category(text_of(el))
+
+
+def _dcterms_published(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    if eb.published is None:
+        eb.published = text_of(el)
+
+
+def _dcterms_modified(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    if eb.updated is None:
+        eb.updated = text_of(el)
+
+
+def _podcast_transcript(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    url = resolve(base, el.get("url"))
+    if url:
+        eb.transcripts.append(Enclosure(url=url, type=el.get("type")))
+
+
+def _podcast_person(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    name = text_of(el)
+    if name:
+        eb.authors.append(Person(name=name, url=resolve(base, el.get("href"))))
+
+
+def _media_content(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    _media_item(el, eb, base)
+
+
+def _media_group(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    for c in el:
+        if isinstance(c.tag, str):
+            ck = key_of(c.tag)
+            if ck == "media:content":
+                _media_item(c, eb, base)
+            elif ck == "media:thumbnail" and eb.image_url is None:
+                eb.image_url = resolve(base, c.get("url"))
+            elif ck == "media:description" and eb.summary is None:
+                eb.summary = text_of(c)
+            elif ck == "media:title" and eb.title is None:
+                eb.title = text_of(c)
+
+
+def _media_thumbnail(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    if eb.image_url is None:
+        eb.image_url = resolve(base, el.get("url"))
+
+
+def ignore(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    """An element no reader uses (the handler tables' default)."""
+
+
+EntryHandler = Callable[[etree._Element, EntryBuilder, "str | None"], None]
+
+#: Entry-level extension elements by canonical key. Readers look an element up once per tag
+#: (see ``entry_handler``) and call the handler: one dict lookup per element instead of a
+#: chain of comparisons per prefix and then per name.
+ENTRY_EXT: dict[str, EntryHandler] = {
+    "itunes:author": _person_to_authors,
+    "itunes:duration": _itunes_duration,
+    "itunes:image": _itunes_image,
+    "itunes:summary": _summary_if_none,
+    "itunes:subtitle": _summary_if_none,
+    "itunes:title": _title_if_none,
+    "content:encoded": _content_encoded,
+    "dc:creator": _person_to_authors,
+    "dc:date": _dc_date,
+    "dc:subject": _dc_subject,
+    "dc:title": _title_if_none,
+    "dc:description": _summary_if_none,
+    "dcterms:issued": _dcterms_published,
+    "dcterms:created": _dcterms_published,
+    "dcterms:modified": _dcterms_modified,
+    "podcast:transcript": _podcast_transcript,
+    "podcast:person": _podcast_person,
+    "media:content": _media_content,
+    "media:group": _media_group,
+    "media:thumbnail": _media_thumbnail,
+    "media:description": _summary_if_none,
+    "media:title": _title_if_none,
+    "googleplay:author": _person_to_authors,
+}
+_ENTRY_PREFIXES = frozenset({"itunes", "content", "dc", "dcterms", "podcast", "media",
+                             "googleplay"})
+
+
 def entry_ext(key: str, el: etree._Element, eb: EntryBuilder, base: str | None) -> bool:
-    prefix, _, local = key.partition(":")
-    if prefix == "itunes":
-        if local == "author":
-            p = parse_person(text_of(el))
-            if p:
-                eb.authors.append(p)
-        elif local == "duration":
-            eb.duration = parse_duration(text_of(el))
-        elif local == "image":
-            url = resolve(base, el.get("href") or text_of(el))
-            if url:
-                eb.image_url = url
-        elif local == "summary" or local == "subtitle":
-            if eb.summary is None:
-                eb.summary = text_of(el)
-        elif local == "title" and eb.title is None:
-            eb.title = text_of(el)
+    """Apply the entry-level extension element ``el`` (canonical ``key``); True when its
+    namespace is one we read (whether or not this element of it is used)."""
+    handler = ENTRY_EXT.get(key)
+    if handler is not None:
+        handler(el, eb, base)
         return True
-    if prefix == "content":
-        if local == "encoded":
-            eb.content = text_of(el)
-        return True
-    if prefix == "dc":
-        if local == "creator":
-            p = parse_person(text_of(el))
-            if p:
-                eb.authors.append(p)
-        elif local == "date":
-            eb.dc_date = text_of(el)
-        elif local == "subject":
-            eb.add_category(text_of(el))
-        elif local == "title" and eb.title is None:
-            eb.title = text_of(el)
-        elif local == "description" and eb.summary is None:
-            eb.summary = text_of(el)
-        return True
-    if prefix == "dcterms":
-        if local in ("issued", "created") and eb.published is None:
-            eb.published = text_of(el)
-        elif local == "modified" and eb.updated is None:
-            eb.updated = text_of(el)
-        return True
-    if prefix == "podcast":
-        if local == "transcript":
-            url = resolve(base, el.get("url"))
-            if url:
-                eb.transcripts.append(Enclosure(url=url, type=el.get("type")))
-        elif local == "person":
-            name = text_of(el)
-            if name:
-                eb.authors.append(Person(name=name, url=resolve(base, el.get("href"))))
-        return True
-    if prefix == "media":
-        if local == "content":
-            _media_item(el, eb, base)
-        elif local == "group":
-            for c in el:
-                if isinstance(c.tag, str):
-                    ck = key_of(c.tag)
-                    if ck == "media:content":
-                        _media_item(c, eb, base)
-                    elif ck == "media:thumbnail" and eb.image_url is None:
-                        eb.image_url = resolve(base, c.get("url"))
-                    elif ck == "media:description" and eb.summary is None:
-                        eb.summary = text_of(c)
-                    elif ck == "media:title" and eb.title is None:
-                        eb.title = text_of(c)
-        elif local == "thumbnail":
-            if eb.image_url is None:
-                eb.image_url = resolve(base, el.get("url"))
-        elif local == "description":
-            if eb.summary is None:
-                eb.summary = text_of(el)
-        elif local == "title" and eb.title is None:
-            eb.title = text_of(el)
-        return True
-    if prefix == "googleplay":
-        if local == "author":
-            p = parse_person(text_of(el))
-            if p:
-                eb.authors.append(p)
-        return True
-    return False
+    return key.partition(":")[0] in _ENTRY_PREFIXES

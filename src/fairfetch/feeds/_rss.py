@@ -10,7 +10,7 @@ from __future__ import annotations
 from lxml import etree
 
 from fairfetch.feeds._build import EntryBuilder, FeedBuilder, resolve
-from fairfetch.feeds._ext import entry_ext, feed_ext, handle_link, to_int
+from fairfetch.feeds._ext import ENTRY_EXT, EntryHandler, feed_ext, handle_link, ignore, to_int
 from fairfetch.feeds._xml import NS_RDF, XML_BASE, inner_markup, key_of, text_of
 from fairfetch.feeds.model import Enclosure, Person
 from fairfetch.feeds.people import parse_person
@@ -129,73 +129,127 @@ def _read_channel(channel: etree._Element, fb: FeedBuilder, base: str | None,
             feed_ext(key, el, fb, base)
 
 
+def _item_title(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    if eb.title is None:
+        eb.title = text_of(el)
+
+
+def _item_link(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    href = el.get("href")
+    if href is not None:
+        if (el.get("rel") or "alternate") == "alternate" and eb.alt_link is None:
+            eb.alt_link = resolve(_base(el, base), href)
+    elif eb.link is None:
+        eb.link = resolve(_base(el, base), text_of(el))
+
+
+def _item_description(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    eb.summary = inner_markup(el)
+
+
+def _item_guid(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    eb.guid = text_of(el)
+    eb.guid_is_permalink = (el.get("isPermaLink") or "true").strip().lower() != "false"
+
+
+def _item_pub_date(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    eb.published = text_of(el)
+
+
+def _item_author(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    p = parse_person(text_of(el))
+    if p:
+        eb.authors.append(p)
+
+
+def _item_category(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    eb.add_category(text_of(el))
+
+
+def _item_enclosure(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    url = resolve(_base(el, base), el.get("url"))
+    if url:
+        eb.enclosures.append(
+            Enclosure(url=url, type=el.get("type"), length=to_int(el.get("length"))))
+
+
+_ITEM: dict[str, EntryHandler] = {
+    "title": _item_title, "link": _item_link, "description": _item_description,
+    "guid": _item_guid, "pubDate": _item_pub_date, "author": _item_author,
+    "category": _item_category, "enclosure": _item_enclosure,
+}
+# Handler by lxml tag, filled as tags are met (bounded: hostile feeds invent tags without end).
+_ITEM_BY_TAG: dict[str, EntryHandler] = {}
+
+
+def _item_handler(tag: str) -> EntryHandler:
+    key = key_of(tag)
+    handler = _ITEM.get(key)
+    if handler is None:
+        if key.startswith("atom:"):
+            handler = _ATOM_IN_ITEM.get(key[5:], ignore)
+        else:
+            handler = ENTRY_EXT.get(key, ignore)
+    if len(_ITEM_BY_TAG) < 10_000:
+        _ITEM_BY_TAG[tag] = handler
+    return handler
+
+
 def _read_item(item: etree._Element, base: str | None) -> EntryBuilder:
     base = _base(item, base)
     eb = EntryBuilder(base)
     about = item.get(_RDF_ABOUT)
+    by_tag = _ITEM_BY_TAG
     for el in item:
         tag = el.tag
-        if not isinstance(tag, str):
-            continue
-        key = key_of(tag)
-        if key == "title":
-            if eb.title is None:
-                eb.title = text_of(el)
-        elif key == "link":
-            href = el.get("href")
-            if href is not None:
-                if (el.get("rel") or "alternate") == "alternate" and eb.alt_link is None:
-                    eb.alt_link = resolve(_base(el, base), href)
-            elif eb.link is None:
-                eb.link = resolve(_base(el, base), text_of(el))
-        elif key == "description":
-            eb.summary = inner_markup(el)
-        elif key == "guid":
-            eb.guid = text_of(el)
-            eb.guid_is_permalink = (el.get("isPermaLink") or "true").strip().lower() != "false"
-        elif key == "pubDate":
-            eb.published = text_of(el)
-        elif key == "author":
-            p = parse_person(text_of(el))
-            if p:
-                eb.authors.append(p)
-        elif key == "category":
-            eb.add_category(text_of(el))
-        elif key == "enclosure":
-            url = resolve(_base(el, base), el.get("url"))
-            if url:
-                eb.enclosures.append(
-                    Enclosure(url=url, type=el.get("type"), length=to_int(el.get("length"))))
-        elif key.startswith("atom:"):
-            _atom_in_item(key, el, eb, base)
-        elif ":" in key:
-            entry_ext(key, el, eb, base)
+        handler = by_tag.get(tag)
+        if handler is None:
+            if not isinstance(tag, str):
+                continue  # an entity reference left unresolved
+            handler = _item_handler(tag)
+        handler(el, eb, base)
     if eb.guid is None and about:
         eb.guid = about.strip() or None
     return eb
 
 
-def _atom_in_item(key: str, el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
-    local = key[5:]
-    if local == "link":
-        href = resolve(_base(el, base), el.get("href"))
-        rel = (el.get("rel") or "alternate").strip().lower()
-        if href and rel == "alternate" and eb.alt_link is None:
-            eb.alt_link = href
-        elif href and rel == "enclosure":
-            eb.enclosures.append(
-                Enclosure(url=href, type=el.get("type"), length=to_int(el.get("length"))))
-    elif local == "id":
-        if eb.guid is None:
-            eb.guid = text_of(el)
-    elif local == "updated":
-        eb.updated = text_of(el)
-    elif local == "published":
-        if eb.published is None:
-            eb.published = text_of(el)
-    elif local == "author":
-        p = atom_person(el, base)
-        if p:
-            eb.authors.append(p)
-    elif local == "summary" and eb.summary is None:
+def _atom_link(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    href = resolve(_base(el, base), el.get("href"))
+    rel = (el.get("rel") or "alternate").strip().lower()
+    if href and rel == "alternate" and eb.alt_link is None:
+        eb.alt_link = href
+    elif href and rel == "enclosure":
+        eb.enclosures.append(
+            Enclosure(url=href, type=el.get("type"), length=to_int(el.get("length"))))
+
+
+def _atom_id(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    if eb.guid is None:
+        eb.guid = text_of(el)
+
+
+def _atom_updated(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    eb.updated = text_of(el)
+
+
+def _atom_published(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    if eb.published is None:
+        eb.published = text_of(el)
+
+
+def _atom_author(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    p = atom_person(el, base)
+    if p:
+        eb.authors.append(p)
+
+
+def _atom_summary(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
+    if eb.summary is None:
         eb.summary = inner_markup(el)
+
+
+# atom: elements inside an RSS item, by local name.
+_ATOM_IN_ITEM: dict[str, EntryHandler] = {
+    "link": _atom_link, "id": _atom_id, "updated": _atom_updated, "published": _atom_published,
+    "author": _atom_author, "summary": _atom_summary,
+}
