@@ -187,6 +187,17 @@ def _sink_main(conn: Connection, path: str, start_url: str, by_domain: bool, bat
         cf.close()
 
 
+def _sink_child(
+    conn: Connection, parent_end: Connection, path: str, start_url: str, by_domain: bool,
+    batch: int,
+) -> None:
+    # A forked child holds a copy of every descriptor of its parent, the crawl's end of the
+    # pipe included: unless that copy is closed, the pipe never reports EOF when the crawl
+    # process is killed, and this process waits on it forever with the crawl file open.
+    parent_end.close()
+    _sink_main(conn, path, start_url, by_domain, batch)
+
+
 class ProcessSink:
     def __init__(
         self, path: str, start_url: str, by_domain: bool, batch_size: int, max_pending: int = 32
@@ -206,7 +217,9 @@ class ProcessSink:
         # exists yet; the child touches neither the event loop nor anything of the parent's.
         ctx = multiprocessing.get_context("fork")
         parent, child = ctx.Pipe(duplex=True)
-        self.proc = ctx.Process(target=_sink_main, args=(child, *self.args), daemon=True)
+        self.proc = ctx.Process(
+            target=_sink_child, args=(child, parent, *self.args), daemon=True
+        )
         self.proc.start()
         child.close()
         self.conn = parent

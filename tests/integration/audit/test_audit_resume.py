@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
 import sqlite3
 import subprocess
@@ -59,6 +60,21 @@ def _done_pages(path: Path) -> int:
         return 0  # not created yet, or the schema is being written
 
 
+def _children(pid: int) -> list[int]:
+    """Live child processes of ``pid`` (Linux /proc: the writer process of a crawl)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            out.append(int(entry.name))
+    return out
+
+
 def _dump(path: Path) -> dict[str, list[tuple]]:
     con = sqlite3.connect(path)
     try:
@@ -75,17 +91,33 @@ def test_audit_resume_after_sigkill_equals_clean_run(tmp_path: Path) -> None:
         subprocess.run(_cmd(url, clean), env=env, check=True, timeout=300)
 
         killed = tmp_path / "killed.db"
-        proc = subprocess.Popen(_cmd(url, killed), env=env)
+        # The writer process explicitly: the default on two cores, and what must not linger.
+        proc = subprocess.Popen(_cmd(url, killed, "--parse-process"), env=env)
         try:
             deadline = time.monotonic() + 120
             while _done_pages(killed) < KILL_AFTER:  # poll the file: the crawl's own progress
                 assert proc.poll() is None, "crawl finished before it could be killed"
                 assert time.monotonic() < deadline, "crawl made no progress"
                 time.sleep(0.005)
+            writers = _children(proc.pid)
             os.kill(proc.pid, signal.SIGKILL)
         finally:
             proc.wait(timeout=30)
         assert proc.returncode == -signal.SIGKILL
+        # The writer process must notice that the crawl is gone and exit, not linger forever
+        # holding the crawl file: an exit makes its pidfd readable (60 s: a deadline, not a
+        # synchronisation).
+        assert writers, "the crawl has a writer process (parse_process on two cores)"
+        for pid in writers:
+            try:
+                fd = os.pidfd_open(pid)
+            except ProcessLookupError:
+                continue  # already gone
+            try:
+                ready, _, _ = select.select([fd], [], [], 60)
+            finally:
+                os.close(fd)
+            assert ready, f"writer process {pid} outlived the crawl process"
         at_kill = _done_pages(killed)
         assert KILL_AFTER <= at_kill < _done_pages(clean)
         meta = dict(sqlite3.connect(killed).execute("SELECT key, value FROM meta").fetchall())
