@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import fairfetch.feeds._xml as xml
@@ -253,3 +253,16 @@ def test_feeds_lift_cdata_split_around_its_terminator() -> None:
     with _lifting("default"):
         assert list(xml.lift_bodies(doc)[1].values()) == [body + "]]"]
     assert _assert_same(doc).entries[0].content == body + "]]> tail"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([b"[", b"<![CDATA[", b"<![", b"CDATA[", b"<", b"!", b"]", b"a"]),
+                max_size=40).map(b"".join), st.integers(0, 400))
+@example(b"[" * 8 + b"<![CDATA[", 0)
+@example(b"[" * 7 + b"<![CDATA[", 0)
+@example(b"a[" * 9 + b"<![CDATA[x", 1)
+def test_feeds_lift_cdata_start_is_the_plain_search(data: bytes, pos: int) -> None:
+    """The memchr-on-"[" search gives up after a few brackets and searches plainly from where
+    it got to: the answer must be the plain search's, however many brackets come first."""
+    pos = min(pos, len(data))
+    assert xml._cdata_start(data, pos) == data.find(b"<![CDATA[", pos)
