@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -20,6 +21,15 @@ __all__ = ["SKETCH_SIZE", "Asset", "Link", "PageFacts", "extract_page", "sketch_
 
 #: Regions a link can sit in; the first that contains it wins (nav inside header is "nav").
 _REGIONS = ("nav", "header", "footer", "aside")
+#: Tags whose absence lets extract_page skip a query (lower-cased bytes, as the regex finds).
+_OPTIONAL_TAGS = frozenset(
+    {b"base", b"video", b"audio", b"source", b"nav", b"header", b"footer", b"aside", b"main"}
+)
+_OPTIONAL_TAGS_RE = re.compile(
+    rb"<(" + b"|".join(sorted(_OPTIONAL_TAGS)) + rb")\b"
+)
+#: Not part of a page's text (its own words): scripts, styles and the page's chrome.
+_NOT_TEXT = "script, style, noscript, nav, header, footer, template"
 
 
 class Link(NamedTuple):
@@ -78,10 +88,13 @@ def extract_page(body: bytes, url: str) -> PageFacts:
         return facts
     facts.lang = (root.attributes.get("lang") or "").strip()
     base = url
-    # A substring test on the raw bytes is ~100x cheaper than a CSS query over the tree, so
-    # queries for elements most pages lack run only when the tag name occurs at all.
-    lowered = body.lower() if len(body) < 2_000_000 else body
-    base_node = tree.css_first("head base[href]") if b"<base" in lowered else None
+    # One regex pass over the raw bytes names the optional tags the page has (~4 µs; a CSS
+    # query walks the whole tree, and each `in` test costs 1.6 µs on 3 KB), so queries for
+    # elements most pages lack run only when the tag occurs at all. Huge pages: query all.
+    present = (
+        set(_OPTIONAL_TAGS_RE.findall(body.lower())) if len(body) < 2_000_000 else _OPTIONAL_TAGS
+    )
+    base_node = tree.css_first("head base[href]") if b"base" in present else None
     if base_node is not None:
         resolved = resolve_link(url, base_node.attributes.get("href") or "")
         if resolved:
@@ -166,7 +179,7 @@ def extract_page(body: bytes, url: str) -> PageFacts:
             )
     media = (
         tree.css("video[src], audio[src], source[src]")
-        if b"<video" in lowered or b"<audio" in lowered or b"<source" in lowered
+        if b"video" in present or b"audio" in present or b"source" in present
         else []
     )
     for node in media:
@@ -182,7 +195,7 @@ def extract_page(body: bytes, url: str) -> PageFacts:
 
     region_of: dict[int, str] = {}
     for region in _REGIONS:
-        if b"<" + region.encode() not in lowered:
+        if region.encode() not in present:
             continue
         for region_node in tree.tags(region):
             for node in region_node.css("a[href]"):
@@ -211,11 +224,12 @@ def extract_page(body: bytes, url: str) -> PageFacts:
 
     body_node = tree.body
     if body_node is not None:
-        main = tree.css_first("main")
+        main = tree.css_first("main") if b"main" in present else None
         text_root = main if main is not None else body_node
-        text_root.strip_tags(
-            ["script", "style", "noscript", "nav", "header", "footer", "template"]
-        )
+        # One query for every tag to drop (strip_tags runs one per tag: 12 -> 4 µs), removed
+        # innermost first: reversed document order never touches a node freed with its parent.
+        for node in reversed(text_root.css(_NOT_TEXT)):
+            node.decompose()
         words = text_root.text(separator=" ").split()
         facts.word_count = len(words)
         joined = " ".join(words)

@@ -58,6 +58,26 @@ def test_audit_extract_never_raises_on_garbage() -> None:
         extract_page(body, "http://site.test/")
 
 
+def test_audit_extract_chrome_and_text_of_nested_and_huge_pages() -> None:
+    # Chrome nested in chrome is dropped from the text innermost first, and its links keep the
+    # region priority (nav before header); a page too big for the byte prefilter (> 2 MB) still
+    # finds upper-case chrome and main.
+    nested = extract_page(
+        b"<body><header><nav><a href='/n'>n</a><script>var x</script></nav></header>"
+        b"<main><p>one two</p><footer><template><p>t</p></template>f</footer></main></body>",
+        "http://s.test/",
+    )
+    assert [(link.url, link.where) for link in nested.links] == [("http://s.test/n", "nav")]
+    assert nested.word_count == 2
+    huge = extract_page(
+        b"<BODY><P>" + b"filler " * 400_000 + b"</P><NAV><A HREF='/n'>n</A></NAV>"
+        b"<MAIN><P>x y z</P></MAIN></BODY>",
+        "http://s.test/",
+    )
+    assert [(link.url, link.where) for link in huge.links] == [("http://s.test/n", "nav")]
+    assert huge.word_count == 3
+
+
 def test_audit_sketch_similarity() -> None:
     words = " ".join(f"w{i}" for i in range(200))
     a = extract_page(f"<main><p>{words} alpha</p></main>".encode(), "http://s.test/a")
