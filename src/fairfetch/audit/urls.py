@@ -43,11 +43,10 @@ def normalize(url: str) -> str | None:
     return urlunsplit((scheme, netloc, path, parts.query, ""))
 
 
-#: Characters after which an absolute path needs the general resolver (dot segments, escapes,
-#: backslashes browsers treat as slashes, whitespace and controls to strip).
-_SLOW_PATH = ("/.", "\\", " ", "\t", "\n", "\r")
-#: The same test as one regex search (a tenth of the cost of six substring tests in Python).
-_SLOW_PATH_RE = re.compile(r"/\.|[\\ \t\n\r]")
+#: What sends an absolute path to the general resolver: dot segments, backslashes browsers
+#: treat as slashes, whitespace (str.strip's set: \s is the same Unicode class) to strip, and
+#: ";" (urljoin drops an empty ";params"): the two paths must spell every URL alike.
+_SLOW_PATH_RE = re.compile(r"[\s\\;]")  # and "/." (a substring test: half the cost)
 
 
 def origin_of(url: str) -> str:
@@ -60,20 +59,25 @@ def resolve_link(base: str, href: str, base_origin: str | None = None) -> str | 
     """An href as found in a page, resolved against its base and normalised.
 
     Most links on a site are absolute paths ("/page/7"); those are joined to the page's origin
-    directly (the general resolver costs ~25 µs a link, and a site has millions of links).
+    directly (the general resolver costs ~25 µs a link, and a site has millions of links). The
+    fast path needs no strip: leading whitespace fails its first test, any other sends the
+    href to the general path.
     """
-    href = href.strip()
-    if not href or href.startswith("#"):
-        return None
     if (
-        href.startswith("/")
-        and not href.startswith("//")
+        href[:1] == "/"
+        and href[1:2] != "/"
         and _SLOW_PATH_RE.search(href) is None
+        and "/." not in href
     ):
         cut = href.find("#")
         if cut >= 0:
             href = href[:cut]
+        if href[-1] == "?" and href.find("?") == len(href) - 1:
+            href = href[:-1]  # an empty query is no query (as urlunsplit spells it)
         return (base_origin or origin_of(base)) + href
+    href = href.strip()
+    if not href or href[0] == "#":
+        return None
     try:
         return normalize(urljoin(base, href))
     except ValueError:

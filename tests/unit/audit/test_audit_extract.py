@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fairfetch.audit.extract import extract_page, sketch_similarity
 from fairfetch.audit.indexability import has_noindex, indexability
@@ -159,6 +161,30 @@ def test_audit_normalize(raw: str, expected: str | None) -> None:
 )
 def test_audit_resolve_link_fast_and_general_paths_agree(href: str, expected: str | None) -> None:
     assert resolve_link("http://site.test:81/dir/page", href) == expected
+
+
+_HREF_CHARS = "/.#?;=&%:@\\ \t\n\x0b\x0c\xa0\u3000\x85\x00\x1fabAB09-_~"
+
+
+@given(st.one_of(st.text(alphabet=_HREF_CHARS, max_size=14),
+                 st.text(alphabet=_HREF_CHARS, max_size=14).map(lambda h: "/" + h)))
+@settings(max_examples=600, deadline=None)
+def test_audit_resolve_link_fast_path_equals_general_resolver(href: str) -> None:
+    # The general resolver (strip, urljoin, normalize) is the definition; the fast path for
+    # absolute paths must never disagree with it, whatever the whitespace or dot segments.
+    from urllib.parse import urljoin
+
+    base = "http://site.test:81/dir/page"
+    stripped = href.strip()
+    if not stripped or stripped.startswith("#"):
+        expected = None
+    else:
+        try:
+            expected = normalize(urljoin(base, stripped))
+        except ValueError:
+            expected = None
+    assert resolve_link(base, href, "http://site.test:81") == expected
+    assert resolve_link(base, href) == expected
 
 
 def test_audit_scope_host_and_domain() -> None:
