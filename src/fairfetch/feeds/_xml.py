@@ -235,7 +235,9 @@ def lift_bodies(data: bytes) -> tuple[bytes, dict[str, str]]:
     token = os.urandom(6).hex()
     found: dict[str, str] = {}
     data, whole = _lift_cdata(data, first, token, found)
-    if runs and whole:  # never beside a large CDATA section left in place: it holds markup
+    # Never beside a large CDATA section left in place (it holds markup); and the size that
+    # pays for the cut is that of what is left once the CDATA bodies are out (often little).
+    if whole and len(data) >= 32 * _LIFT_MIN:
         data = _lift_runs(data, token, found)
     return data, found
 
@@ -284,9 +286,13 @@ def _lift_cdata(data: bytes, start: int, token: str, found: dict[str, str]
     copied = 0
     lifted: dict[str, str] = {}
     while start >= 0:
-        end = _cdata_end(data, start + 9)
+        # Most sections are small (names, categories, summaries): one bounded search settles
+        # those; only a section reaching past the threshold needs the long search.
+        end = data.find(b"]]>", start + 9, start + 11 + _LIFT_MIN)
         if end < 0:
-            break
+            end = _cdata_end(data, start + 9)
+            if end < 0:
+                break
         if end - start - 9 >= _LIFT_MIN:
             section = data[start + 9:end]
             if b"\r" in section:

@@ -266,3 +266,19 @@ def test_feeds_lift_cdata_start_is_the_plain_search(data: bytes, pos: int) -> No
     it got to: the answer must be the plain search's, however many brackets come first."""
     pos = min(pos, len(data))
     assert xml._cdata_start(data, pos) == data.find(b"<![CDATA[", pos)
+
+
+@pytest.mark.parametrize("extra", [-2, -1, 0, 1, 2])
+def test_feeds_lift_cdata_threshold_boundary(extra: int) -> None:
+    """A section is lifted exactly when its text reaches the threshold, "]" at its end
+    included (the short sections are settled by a search bounded near the threshold)."""
+    n = xml._LIFT_MIN + extra
+    body = ("a" * (n - 2) + "]]")[-n:]
+    doc = ("<rss version='2.0'><channel><title>B</title><item><guid>g</guid><description>"
+           f"<![CDATA[{body}]]></description></item><item><guid>h</guid><description>"
+           "<![CDATA[short]]></description></item></channel></rss>").encode()
+    with _lifting("default"):
+        sections = xml.lift_bodies(doc)[1]
+        assert list(sections.values()) == ([body] if n >= xml._LIFT_MIN else [])
+        feed = parse_feed(doc)
+    assert [e.summary for e in feed.entries] == [body, "short"]
