@@ -132,8 +132,8 @@ def make_parser() -> etree.XMLParser:
 # element's text is read: the parser then only walks the feed's structure. Two kinds: CDATA
 # sections (RSS content:encoded, descriptions) and long runs of escaped character data (Atom
 # content type="html"). libxml2 reads non-ASCII character data and CDATA one character at a
-# time (~200 MB/s); decoding a lifted body is one C call, and unescaping the five predefined
-# entities a few split/join passes.
+# time (~200 MB/s); decoding a lifted CDATA body is one C call, and the escaped runs of a
+# document are unescaped and decoded together by expat (see _runs_text).
 _MARK_START = "\ue000"
 _MARK_END = "\ue001"
 _LIFT_MIN = 1024
