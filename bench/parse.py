@@ -136,6 +136,17 @@ def corpus(feeds: int, items: int, body: int) -> list[bytes]:
     return docs
 
 
+def _pure_python_fastfeedparser(data: bytes) -> Any:
+    """fastfeedparser with its compiled core (Rust, quick-xml) switched off: the same package's
+    lxml path, the one a pure Python + lxml parser can be compared with like for like."""
+    core = fastfeedparser.main._core
+    fastfeedparser.main._core = None
+    try:
+        return fastfeedparser.parse(data)
+    finally:
+        fastfeedparser.main._core = core
+
+
 def _time(fn: Callable[[bytes], Any], docs: list[bytes], repeat: int) -> tuple[float, int]:
     best = float("inf")
     entries = 0
@@ -229,6 +240,8 @@ def main() -> None:
     parsers: list[tuple[str, Callable[[bytes], Any]]] = [("parse_feed", parse_feed)]
     if fastfeedparser is not None:
         parsers.append(("fastfeedparser", fastfeedparser.parse))
+        if getattr(fastfeedparser.main, "_core", None) is not None:
+            parsers.append(("ffp (pure Py)", _pure_python_fastfeedparser))
     parsers.append(("feedparser", feedparser.parse))
     results: dict[str, tuple[float, int]] = {}
     for name, fn in parsers:
@@ -242,6 +255,9 @@ def main() -> None:
     if "fastfeedparser" in results:
         ratio = results["fastfeedparser"][0] / results["parse_feed"][0]
         print(f"\nparse_feed / fastfeedparser speed ratio: {ratio:.2f}x")
+    if "ffp (pure Py)" in results:
+        ratio = results["ffp (pure Py)"][0] / results["parse_feed"][0]
+        print(f"parse_feed / fastfeedparser without its Rust core (its lxml path): {ratio:.2f}x")
 
     if args.small_rounds:
         _small(parsers, args.small_rounds)
