@@ -156,10 +156,11 @@ def _sink_main(conn: Connection, path: str, start_url: str, by_domain: bool, bat
                 # file and will be fetched again.
                 return
             tag = msg[0]
-            if tag == "page":
-                built = builder.build(msg[1], msg[2])
-                ops.extend(built.ops)
-                replies.append((msg[1], built.probes, built.rows, built.skipped))
+            if tag == "pages":
+                for page_id, fetched in msg[1]:
+                    built = builder.build(page_id, fetched)
+                    ops.extend(built.ops)
+                    replies.append((page_id, built.probes, built.rows, built.skipped))
             elif tag == "op":
                 ops.append((msg[1], msg[2]))
             elif tag in ("flush", "finalize"):
@@ -201,10 +202,23 @@ def _sink_child(
 
 class ProcessSink:
     def __init__(
-        self, path: str, start_url: str, by_domain: bool, batch_size: int, max_pending: int = 32
+        self,
+        path: str,
+        start_url: str,
+        by_domain: bool,
+        batch_size: int,
+        max_pending: int = 32,
+        send_batch: int = 8,
+        send_delay: float = 0.005,
     ) -> None:
         self.args = (path, start_url, by_domain, batch_size)
         self.slots = asyncio.Semaphore(max_pending)
+        # Pages go over the pipe several at a time (send_batch, or after send_delay): every
+        # message costs both processes a wake-up and a few system calls.
+        self.send_batch = max(1, min(send_batch, max_pending))
+        self.send_delay = send_delay
+        self.outbox: list[tuple[int, Fetched]] = []
+        self.send_timer: asyncio.TimerHandle | None = None
         self.waiting: dict[Any, asyncio.Future[Any]] = {}
         self.error: str | None = None
         self.conn: Connection | None = None
@@ -263,11 +277,30 @@ class ProcessSink:
         return self.conn
 
     def _send(self, msg: tuple[Any, ...]) -> None:
+        # Pages held back go first: the writer sees every message in the order it was made.
+        if self.outbox:
+            pages, self.outbox = self.outbox, []
+            self._send_now(("pages", pages))
+        self._send_now(msg)
+
+    def _send_now(self, msg: tuple[Any, ...]) -> None:
+        if self.send_timer is not None:
+            self.send_timer.cancel()
+            self.send_timer = None
         try:
             self._check().send(msg)
         except (BrokenPipeError, OSError) as exc:
             self._fail(f"pipe closed ({exc})")
             self._check()
+
+    def _send_outbox(self) -> None:
+        self.send_timer = None
+        if self.outbox:
+            pages, self.outbox = self.outbox, []
+            try:
+                self._send_now(("pages", pages))
+            except AuditError:
+                pass  # _fail has failed every waiting page: the crawl raises from there
 
     async def put(self, kind: str, payload: Any) -> None:
         self._send(("op", kind, payload))
@@ -276,9 +309,15 @@ class ProcessSink:
         # The slot bounds the pages in the pipe; the caller does not wait for the reply, so
         # fetching goes on while the other process parses.
         await self.slots.acquire()
-        fut: asyncio.Future[Built] = asyncio.get_running_loop().create_future()
+        self._check()
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[Built] = loop.create_future()
         self.waiting[("page", page_id)] = fut
-        self._send(("page", page_id, fetched))
+        self.outbox.append((page_id, fetched))
+        if len(self.outbox) >= self.send_batch:
+            self._send_outbox()
+        elif self.send_timer is None:
+            self.send_timer = loop.call_later(self.send_delay, self._send_outbox)
         return fut
 
     async def _roundtrip(self, tag: str) -> None:
@@ -301,6 +340,9 @@ class ProcessSink:
                 self.closing = True
                 await self._roundtrip("close")
         finally:
+            if self.send_timer is not None:
+                self.send_timer.cancel()
+                self.send_timer = None
             if self.conn is not None and not self.conn.closed:
                 asyncio.get_running_loop().remove_reader(self.conn.fileno())
                 self.conn.close()
