@@ -136,6 +136,7 @@ class _Crawl:
         self.probe_tasks: set[asyncio.Task[None]] = set()
         self.probe_error: BaseException | None = None
         self.built_tasks: set[asyncio.Task[None]] = set()
+        self.built_pending: set[asyncio.Future[Built]] = set()
         self.built_error: BaseException | None = None
 
     # --- probes ------------------------------------------------------------------------------
@@ -323,7 +324,9 @@ class _Crawl:
     # --- pages -------------------------------------------------------------------------------
     async def _fetch_page(self, page_id: int, url: str) -> None:
         for attempt in range(4):
-            async with self._site_turn():
+            # _site_turn spelled out: a generator-based context manager per page is measurable.
+            async with self.site_slots:
+                await self.pacer.wait()
                 result = await self.fetcher.fetch(
                     url, follow_redirects=False, check_robots=self.settings.obey_robots
                 )
@@ -343,9 +346,27 @@ class _Crawl:
         if pending.done():
             await self._page_built(pending.result())
             return
-        # Built in the other process: its reply is handled by a task, so this worker fetches
-        # the next page meanwhile. ``_flush`` waits for those tasks before every flush.
-        task = asyncio.create_task(self._page_built_later(pending))
+        # Built in the other process: its reply is handled by a callback (a task only when it
+        # has URLs to register), so this worker fetches the next page meanwhile. ``_flush``
+        # waits for both before every flush.
+        self.built_pending.add(pending)
+        pending.add_done_callback(self._built_arrived)
+
+    def _built_arrived(self, pending: asyncio.Future[Built]) -> None:
+        self.built_pending.discard(pending)
+        if pending.cancelled():
+            return
+        exc = pending.exception()
+        if exc is not None:
+            if self.built_error is None:
+                self.built_error = exc
+            return
+        built = pending.result()
+        if not built.probes:
+            self._count_built(built)
+            self._report()
+            return
+        task = asyncio.create_task(self._page_built(built))
         self.built_tasks.add(task)
         task.add_done_callback(self._built_finished)
 
@@ -354,24 +375,27 @@ class _Crawl:
         if not task.cancelled() and task.exception() is not None and self.built_error is None:
             self.built_error = task.exception()
 
-    async def _page_built_later(self, pending: asyncio.Future[Built]) -> None:
-        await self._page_built(await pending)
-
     async def _flush(self) -> None:
         """Every page handed over is built and its probes registered; then all is written."""
-        while self.built_tasks:
-            await asyncio.gather(*list(self.built_tasks))
+        while self.built_pending or self.built_tasks:
+            # Our done-callbacks were added first, so they have run when gather returns.
+            await asyncio.gather(
+                *list(self.built_pending), *list(self.built_tasks), return_exceptions=True
+            )
         if self.built_error is not None:
             raise AuditError(f"a page could not be built: {self.built_error}") from (
                 self.built_error
             )
         await self.sink.flush()
 
-    async def _page_built(self, built: Built) -> None:
+    def _count_built(self, built: Built) -> None:
         self.stats.pages_done += 1
         self.stats.rows += built.rows
         for key, n in built.skipped.items():
             self.stats.links_skipped[key] = self.stats.links_skipped.get(key, 0) + n
+
+    async def _page_built(self, built: Built) -> None:
+        self._count_built(built)
         for purl, kind in built.probes:
             await self._register_probe(purl, kind)
         self._report()

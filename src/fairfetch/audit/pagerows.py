@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from fairfetch.audit.extract import extract_page
 from fairfetch.audit.indexability import indexability, is_html
@@ -19,9 +19,12 @@ from fairfetch.audit.urls import Scope, resolve_link
 __all__ = ["Built", "Fetched", "PageRowBuilder"]
 
 
-@dataclass(frozen=True, slots=True)
-class Fetched:
-    """The part of a FetchResult the rows need (plain, picklable)."""
+class Fetched(NamedTuple):
+    """The part of a FetchResult the rows need (plain, picklable).
+
+    A named tuple, not a frozen dataclass: it crosses the pipe to the writer process once per
+    page, and a slotted dataclass pickles through a Python-level __getstate__ (fields() per
+    page on both sides)."""
 
     url: str
     status: int | None
