@@ -1,0 +1,118 @@
+"""The row an entry becomes: its stored hash must never change for unchanged entries (every
+stored entry would look changed after an upgrade), and its JSON columns keep their shape."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict
+from datetime import UTC, datetime
+
+import pytest
+import sqlalchemy as sa
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fairfetch.feeds.model import Enclosure, Entry, Person
+from fairfetch.store import CrawlWrite, SqlStore, open_store
+from fairfetch.store.batch_write import entry_hash, entry_row
+from fairfetch.store.tables import entries as entries_table
+
+
+def reference_hash(e: Entry) -> str:
+    """The digest as first written: field by field."""
+    h = hashlib.blake2b(digest_size=16)
+    for part in (e.title, e.link, e.summary, e.content, e.published, e.updated):
+        h.update(repr(part).encode("utf-8", "replace"))
+        h.update(b"\x00")
+    for enc in e.enclosures:
+        h.update(repr((enc.url, enc.type, enc.length)).encode("utf-8", "replace"))
+    return h.hexdigest()
+
+
+texts = st.none() | st.text(max_size=40)
+dates = st.none() | st.datetimes(timezones=st.just(UTC))
+enclosures = st.builds(Enclosure, st.text(max_size=20), texts, st.none() | st.integers())
+people = st.builds(Person, texts, texts, texts)
+entries = st.builds(
+    Entry,
+    st.text(min_size=1, max_size=10),
+    title=texts,
+    link=texts,
+    published=dates,
+    updated=dates,
+    summary=texts,
+    content=texts,
+    authors=st.lists(people, max_size=3),
+    enclosures=st.lists(enclosures, max_size=3),
+)
+
+
+@given(entries)
+def test_hash_is_the_stored_one(e: Entry) -> None:
+    assert entry_hash(e) == reference_hash(e)
+
+
+@given(entries)
+def test_json_columns_keep_the_dataclass_shape(e: Entry) -> None:
+    row = entry_row(e)
+    assert row["authors"] == [asdict(p) for p in e.authors]
+    assert row["enclosures"] == [asdict(x) for x in e.enclosures]
+
+
+def test_a_changed_field_changes_the_hash() -> None:
+    e = Entry("1", title="a", published=datetime(2026, 1, 1, tzinfo=UTC))
+    assert entry_hash(e) != entry_hash(Entry("1", title="b", published=e.published))
+    assert entry_hash(e) != entry_hash(Entry("1", title="a", published=e.published,
+                                             enclosures=[Enclosure("x")]))  # fmt: skip
+
+
+def _writes(store: SqlStore, feed_ids: list[int], first: int, n: int) -> list[CrawlWrite]:
+    now = datetime(2026, 11, 30, tzinfo=UTC)
+    return [
+        CrawlWrite(
+            feed_id=f,
+            url=f"https://f{f}.test/feed",
+            at=now,
+            outcome="ok",
+            politeness_key=f"f{f}.test",
+            feed_changes={"status": "ok"},
+            entries=[Entry(f"e{i}", title=f"t{i}") for i in range(first, first + n)],
+        )
+        for f in feed_ids
+    ]
+
+
+@pytest.mark.parametrize("returning", [True, False], ids=["insert-returning", "select-after"])
+def test_new_entries_counted_exactly_across_chunks(
+    db_url: str, returning: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """60 feeds x 10 entries: more pairs than one lookup clause holds (400), on both ways of
+    learning the new ids (drivers without INSERT ... RETURNING take the second)."""
+    store = open_store(db_url)
+    try:
+        if not returning:
+            monkeypatch.setattr(
+                store.engine.dialect, "insert_executemany_returning_sort_by_parameter_order", False
+            )
+        now = datetime(2026, 11, 30, tzinfo=UTC)
+        ids = [
+            store.add_feed(f"https://f{i}.test/feed", now=now, politeness_key=f"f{i}.test")[0].id
+            for i in range(60)
+        ]
+        first = store.write(_writes(store, ids, 0, 10))
+        assert [r.new_entries for r in first] == [10] * 60
+        # Re-crawl: 5 seen before, 5 new; one feed's entry changed its title.
+        again = _writes(store, ids, 5, 10)
+        again[0].entries[0] = Entry("e5", title="changed")  # type: ignore[index]
+        second = store.write(again)
+        assert [r.new_entries for r in second] == [5] * 60
+        assert store.count_entries() == 60 * 15
+        with store.engine.connect() as conn:
+            title = conn.execute(
+                sa.select(entries_table.c.title).where(
+                    entries_table.c.feed_id == ids[0], entries_table.c.entry_id == "e5"
+                )
+            ).scalar_one()
+        assert title == "changed"
+    finally:
+        store.close()
