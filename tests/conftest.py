@@ -7,6 +7,12 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
+
+# No timed assertions in tests (speed is measured in bench/): hypothesis's default 200 ms deadline
+# per example is one, and on a loaded 2-core machine it fails examples that are merely slow.
+settings.register_profile("fairfetch", deadline=None)
+settings.load_profile("fairfetch")
 
 
 @pytest.fixture
