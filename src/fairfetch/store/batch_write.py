@@ -32,9 +32,9 @@ from fairfetch.store.types import UTCDateTime
 _CHUNK = 400  # bound IN (...) lists; PostgreSQL plans very long ones badly
 
 _INSERT_ENTRY = entries.insert()
-_INSERT_ENTRY_RETURNING = entries.insert().returning(
-    entries.c.id, entries.c.feed_id, sort_by_parameter_order=True
-)
+#: Rows come back in any order: each carries its feed id, and ids are sorted per feed after.
+#: (Asking for parameter order makes SQLAlchemy run one INSERT per row on SQLite.)
+_INSERT_ENTRY_RETURNING = entries.insert().returning(entries.c.id, entries.c.feed_id)
 _UPDATE_ENTRY = (
     entries.update()
     .where(entries.c.id == sa.bindparam("_id"))
@@ -237,7 +237,7 @@ def _entries(
         conn.execute(_UPDATE_ENTRY, updates)
     new_ids: dict[int, list[int]] = {}
     if inserts:
-        if conn.dialect.insert_executemany_returning_sort_by_parameter_order:
+        if conn.dialect.insert_executemany_returning:
             # The new ids straight from the INSERT (SQLite >= 3.35, PostgreSQL).
             for found in conn.execute(_INSERT_ENTRY_RETURNING, inserts):
                 new_ids.setdefault(found.feed_id, []).append(found.id)

@@ -92,7 +92,7 @@ def test_new_entries_counted_exactly_across_chunks(
     try:
         if not returning:
             monkeypatch.setattr(
-                store.engine.dialect, "insert_executemany_returning_sort_by_parameter_order", False
+                store.engine.dialect, "insert_executemany_returning", False
             )
         now = datetime(2026, 11, 30, tzinfo=UTC)
         ids = [
