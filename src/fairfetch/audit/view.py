@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 __all__ = [
     "ExternalRow",
@@ -198,24 +198,33 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
         "jsonld_total", "jsonld_invalid", "hsts", "csp", "x_content_type_options",
         "mixed_content", "in_sitemap", "source",
     ]  # fmt: skip
+    # Positional: the columns are PageRow's fields in order (checked), and a row is a list
+    # patched in place (dict(zip()) and PageRow(**d) per row were half the load time).
+    if [f.name for f in fields(PageRow)] != cols:
+        raise AssertionError("PageRow fields and page columns differ")
+    ix = {c: i for i, c in enumerate(cols)}
+    i_h1, i_hreflang, i_levels = ix["h1"], ix["hreflang"], ix["heading_levels"]
+    i_flags = [ix[c] for c in ("hsts", "csp", "x_content_type_options", "indexable", "in_sitemap")]
+    i_mixed, i_verdict = ix["mixed_content"], ix["indexability"]
+    i_repeated = [ix[c] for c in _REPEATED]
     pages = []
     shared: dict[str, str] = {}
     for row in conn.execute(f"SELECT {', '.join(cols)} FROM pages WHERE state='done' ORDER BY id"):
-        d = dict(zip(cols, row, strict=True))
-        d["h1"] = _loads_list(d["h1"])
-        d["hreflang"] = [tuple(x) for x in _loads_list(d["hreflang"])]
-        d["heading_levels"] = d["heading_levels"] or ""
-        for flag in ("hsts", "csp", "x_content_type_options", "indexable", "in_sitemap"):
-            d[flag] = bool(d[flag])
-        d["mixed_content"] = d["mixed_content"] or 0
-        d["indexability"] = d["indexability"] or ""
+        d = list(row)
+        d[i_h1] = _loads_list(d[i_h1])
+        d[i_hreflang] = [tuple(x) for x in _loads_list(d[i_hreflang])]
+        d[i_levels] = d[i_levels] or ""
+        for i in i_flags:
+            d[i] = bool(d[i])
+        d[i_mixed] = d[i_mixed] or 0
+        d[i_verdict] = d[i_verdict] or ""
         # SQLite hands back a new string per row: one copy of each repeated value instead
         # (a 10,000-page site has a handful of content types, languages, verdicts...).
-        for col in _REPEATED:
-            value = d[col]
+        for i in i_repeated:
+            value = d[i]
             if value is not None:
-                d[col] = shared.setdefault(value, value)
-        pages.append(PageRow(**d))
+                d[i] = shared.setdefault(value, value)
+        pages.append(PageRow(*d))
     # Keys that are page URLs reuse the pages' string objects (10,000 fewer copies each).
     url_of = {p.url: p.url for p in pages}
     # "+l.to_url" keeps SQLite off the links_to index here: walking the index means a random
