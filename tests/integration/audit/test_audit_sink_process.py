@@ -1,0 +1,54 @@
+"""The writer process's pipe: big pages one way and big replies the other never deadlock."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from fairfetch.audit.crawlfile import CrawlFile
+from fairfetch.audit.pagerows import Built, Fetched
+from fairfetch.audit.sink import ProcessSink
+
+PAGES = 40
+LINKS = 1500  # unique external links a page: each reply carries ~100 KB of URLs to check
+
+
+def _page(i: int) -> Fetched:
+    links = "".join(
+        f'<a href="http://far{i}-{j}.test/some/long/path/to/a/page">x</a>' for j in range(LINKS)
+    )
+    body = f"<html><body><main><p>{'words ' * 30_000}</p>{links}</main></body></html>".encode()
+    return Fetched(
+        f"http://site.test/p{i}", 200, None, "", {"content-type": "text/html"}, body,
+        len(body), 0.01,
+    )  # fmt: skip
+
+
+async def test_audit_sink_big_pages_and_big_replies_complete(tmp_path: Path) -> None:
+    # Both pipe buffers (~200 KB each) overflow: pages of ~270 KB go out while replies of
+    # ~100 KB come back. A send that blocked the event loop would stop it reading replies
+    # while the writer blocks sending one: each waiting for the other, forever.
+    path = tmp_path / "c.db"
+    CrawlFile(path).close()
+    cf = CrawlFile(path, create=False)
+    cf.write_batch([("queue_many", [(i + 1, f"http://site.test/p{i}", 1, 1, "link")
+                                     for i in range(PAGES)])])
+    cf.close()
+    sink = ProcessSink(str(path), "http://site.test/", False, 256)
+
+    async def run() -> list[Built]:
+        sink.start()
+        try:
+            futs = [await sink.submit_page(i + 1, _page(i)) for i in range(PAGES)]
+            built = await asyncio.gather(*futs)
+            await sink.flush()
+            return built
+        finally:
+            await sink.aclose()
+
+    # A deadline for a hang, not a timed assertion: the work takes about a second.
+    built = await asyncio.wait_for(run(), timeout=120)
+    assert [len(b.probes) for b in built] == [LINKS] * PAGES
+    con = CrawlFile(path, create=False).conn
+    assert con.execute("SELECT COUNT(*) FROM links").fetchone()[0] == PAGES * LINKS
+    assert con.execute("SELECT COUNT(*) FROM pages WHERE state='done'").fetchone()[0] == PAGES
