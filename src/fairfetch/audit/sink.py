@@ -3,10 +3,11 @@
 ``InProcessSink`` parses pages in the crawl's event loop and hands rows to a bounded queue
 drained by one writer (``executemany`` batches in a worker thread). ``ProcessSink`` moves
 parsing, row building and every write to a second process (one core fetches, the other parses
-and writes): the crawl process sends each fetched page over a pipe and gets back the URLs it must
-status-check (in batches, asynchronously: fetching goes on meanwhile). At most ``max_pending``
-pages are in the pipe (the bounded queue), so a slow writer
-slows the crawl instead of filling memory. Either way a failed write stops the crawl loudly.
+and writes): the crawl process sends fetched pages over a pipe, a few per message, from a sender
+thread, and gets back the URLs it must status-check (in batches, asynchronously: fetching goes
+on meanwhile). At most ``max_pending`` pages (and ``max_pending_bytes`` of bodies) are handed
+over and not built yet (the bounded queue), so a slow writer slows the crawl instead of filling
+memory. Either way a failed write stops the crawl loudly.
 """
 
 from __future__ import annotations
