@@ -69,7 +69,7 @@ class StoreRobotsBacking:
         self._pruned = True
 
         def work() -> int:
-            saved = save_robots(self.store, copies) if copies else 0
+            saved = save_robots(self.store, copies)
             if prune:
                 prune_robots(self.store, datetime.now(UTC) - timedelta(seconds=self.keep_for))
             return saved
