@@ -271,7 +271,7 @@ class RobotsCache:
         return rules
 
     def restore(self, copy: RobotsCopy) -> RobotsRules:
-        """The rules a stored copy stands for, on this process's clock (pure)."""
+        """The rules a stored copy stands for, on this process's clocks (no I/O)."""
         age = max(0.0, self._wall() - copy.fetched_at)
         fetched = self._clock() - age
         parser = Protego.parse(copy.body or "") if copy.state == "parsed" else None
