@@ -36,6 +36,7 @@ from fairfetch.audit.pacing import Pacer
 from fairfetch.audit.pagerows import Built, Fetched
 from fairfetch.audit.probe import ProbeQueue
 from fairfetch.audit.sink import InProcessSink, ProcessSink, Sink
+from fairfetch.audit.sketch import SKETCH_VERSION
 from fairfetch.audit.urls import Scope, normalize
 from fairfetch.config import Settings
 from fairfetch.errors import AuditError, InvalidURLError
@@ -644,6 +645,14 @@ async def crawl_site(
             raise AuditError(
                 f"{str(path)!r} is a crawl of {meta.get('start_url')!r}, not of {url!r}"
             )
+        written_with = meta.get("sketch_version", "1")
+        if options.resume and written_with != SKETCH_VERSION and cf.has_pages():
+            # Near duplicates would go unseen between the old pages and the new ones.
+            raise AuditError(
+                f"{str(path)!r} was written by an older fairfetch (near-duplicate sketches "
+                f"v{written_with}, now v{SKETCH_VERSION}): start a new crawl file to compare "
+                "every page; this one is left as it is"
+            )
         cf.clear_meta("finished_at")  # until this run completes, the file is not finished
         cf.set_meta(
             start_url=url,
@@ -651,6 +660,7 @@ async def crawl_site(
             max_pages=options.max_pages,
             max_depth=options.max_depth,
             started_at=meta.get("started_at") or _now(),
+            sketch_version=SKETCH_VERSION,
         )
         if fetcher is None:
             from fairfetch.net.fetch import Fetcher

@@ -265,6 +265,9 @@ class CrawlFile:
             raise
 
     # --- reading for resume ------------------------------------------------------------------
+    def has_pages(self) -> bool:
+        return self.conn.execute("SELECT 1 FROM pages LIMIT 1").fetchone() is not None
+
     def pages_index(self) -> list[tuple[int, str, int, int | None, str]]:
         """(id, url, level, depth, state) of every page, in id order."""
         return self.conn.execute(

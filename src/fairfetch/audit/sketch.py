@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import zlib
 
-__all__ = ["SKETCH_SIZE", "sketch_similarity"]
+__all__ = ["SKETCH_SIZE", "SKETCH_VERSION", "sketch_similarity"]
 
 SKETCH_SIZE = 32
+#: Bumped whenever a sketch of the same text changes: sketches of two versions cannot be
+#: compared, so a crawl file is never resumed across one (``meta.sketch_version``; files from
+#: before the key existed hold version 1, word-CRC mixing).
+SKETCH_VERSION = "2"
 _HEX = "{:x}".format
 
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from fairfetch.audit.rules import run_rules
 from fairfetch.audit.view import load_view
+from fairfetch.errors import AuditError
 from fairfetch.testbed.site import BUNDLE, SHOP_HOST
 from fairfetch.testing import Testbed
 
@@ -179,3 +182,19 @@ async def test_audit_probes_go_through_the_perimeter(testbed: Testbed, tmp_path:
     assert row[3].startswith("perimeter")
     assert stats.not_checked == {"perimeter": 1}
     assert PRIVATE_HOST not in (await testbed.stats())["hosts"]
+
+
+async def test_audit_resume_refuses_a_file_with_older_sketches(
+    testbed: Testbed, tmp_path: Path
+) -> None:
+    """Sketches of two versions cannot be compared: resuming would hide near duplicates."""
+    out = tmp_path / "crawl.db"
+    await crawl(testbed, out, pages=40, max_pages=10)
+    with sqlite3.connect(out) as con:
+        assert con.execute("SELECT value FROM meta WHERE key = 'sketch_version'").fetchone()
+        con.execute("DELETE FROM meta WHERE key = 'sketch_version'")  # as older versions wrote
+        before = con.execute("SELECT COUNT(*), group_concat(sketch) FROM pages").fetchone()
+    with pytest.raises(AuditError, match="older fairfetch"):
+        await crawl(testbed, out, pages=40, resume=True)
+    with sqlite3.connect(out) as con:
+        assert con.execute("SELECT COUNT(*), group_concat(sketch) FROM pages").fetchone() == before
