@@ -633,3 +633,25 @@ async def test_long_response_header_is_accepted(fetcher: Fetcher) -> None:
         r = await fetcher.fetch(srv.url("/"))
     assert r.ok
     assert r.headers["content-security-policy"] == csp
+
+
+async def cut_short(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, state: RawServer
+) -> None:
+    await reader.readuntil(b"\r\n\r\n")
+    state.requests += 1
+    writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n<rss>only the start")
+    await writer.drain()
+    writer.transport.abort()  # the declared body never comes
+
+
+async def test_a_body_shorter_than_declared_is_a_failure_not_a_feed() -> None:
+    f = make_fetcher(net_settings())
+    try:
+        async with raw_server(cut_short) as srv:
+            r = await f.fetch(srv.url("/feed", host="short.test"))
+    finally:
+        await f.aclose()
+    assert not r.ok
+    assert r.error_kind == "connect"
+    assert r.body == b""
