@@ -90,7 +90,10 @@ def run_ours(port: int, urls: list[str]) -> dict[str, float]:
     for u in urls:
         store.add_feed(u, now=now, politeness_key=politeness_key(u))
 
+    from fairfetch.gctune import tune_for_crawling
     from fairfetch.net.fetch import Fetcher
+
+    tune_for_crawling()  # as `fairfetch crawl` and `fairfetch run` do before their work
 
     async def once(fetcher: Fetcher) -> float:
         async with Crawler(store, settings, fetcher=fetcher) as crawler:

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from fairfetch.cli._app import app, console, globals_of, print_json, settings_of, store_of
 from fairfetch.crawl import Crawler, CrawlSummary, FeedResult, utcnow
+from fairfetch.gctune import tune_for_crawling
 
 
 def crawl_with_progress(
@@ -72,6 +73,7 @@ def crawl(
     settings = settings_of(ctx)
     store = store_of(ctx)
     crawler = Crawler(store, settings)
+    tune_for_crawling()
     try:
         if once:
             summary = crawl_with_progress(crawler, max_feeds=max_feeds, quiet=as_json)

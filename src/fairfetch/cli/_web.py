@@ -68,11 +68,13 @@ def run_command(
     ] = None,
 ) -> None:
     """The main job: crawler, notifier and the directory in one process."""
+    from fairfetch.gctune import tune_for_crawling
     from fairfetch.web.serve import run_service
 
     settings = globals_of(ctx).settings()
     host, port = host or settings.host, settings.port if port is None else port
     store = open_store_at(settings.db)
+    tune_for_crawling()
     try:
         with _startup_failure_is_an_error(host, port):
             run_service(settings, store, host=host, port=port, on_started=_announce)
