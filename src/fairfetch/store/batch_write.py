@@ -121,12 +121,13 @@ def _pair_clauses(pairs: Iterable[tuple[int, str]]) -> list[sa.ColumnElement[boo
     clauses: list[sa.ColumnElement[bool]] = []
     terms: list[sa.ColumnElement[bool]] = []
     size = 0
-    for feed_id, ids in by_feed.items():
-        terms.append(sa.and_(entries.c.feed_id == feed_id, entries.c.entry_id.in_(ids)))
-        size += len(ids) + 1
-        if size >= _CHUNK:
-            clauses.append(sa.or_(*terms))
-            terms, size = [], 0
+    for feed_id, all_ids in by_feed.items():
+        for ids in _chunks(all_ids):  # a feed of thousands of entries stays within bind limits
+            terms.append(sa.and_(entries.c.feed_id == feed_id, entries.c.entry_id.in_(ids)))
+            size += len(ids) + 1
+            if size >= _CHUNK:
+                clauses.append(sa.or_(*terms))
+                terms, size = [], 0
     if terms:
         clauses.append(sa.or_(*terms))
     return clauses

@@ -116,3 +116,15 @@ def test_new_entries_counted_exactly_across_chunks(
         assert title == "changed"
     finally:
         store.close()
+
+
+def test_a_feed_of_many_entries_is_looked_up_in_bounded_clauses() -> None:
+    from fairfetch.store.batch_write import _CHUNK, _pair_clauses
+
+    pairs = [(1, f"e{i}") for i in range(2_500)] + [(2, "x")]
+    clauses = _pair_clauses(pairs)
+    for clause in clauses:
+        params = clause.compile().params.values()
+        values = sum(len(v) if isinstance(v, list) else 1 for v in params)
+        assert values <= 2 * _CHUNK + 2
+    assert len(clauses) >= 2500 // (2 * _CHUNK)
