@@ -61,7 +61,12 @@ _CHUNK = 400
 
 
 def _token() -> str:
-    return secrets.token_urlsafe(18)
+    """URL-safe and never starting with "-": readers paste tokens into `notify confirm TOKEN`,
+    where a leading dash reads as an option (one token in 64 made the command fail)."""
+    while True:
+        token = secrets.token_urlsafe(18)
+        if not token.startswith("-"):
+            return token
 
 
 def _message_local() -> str:
