@@ -6,8 +6,9 @@ whose module may move. Importing the package is cheap: heavier names load on fir
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from fairfetch._lazy import lazy_getattr
 from fairfetch.config import Settings, load_settings
 from fairfetch.errors import (
     AuditError,
@@ -41,13 +42,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fairfetch' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_getattr("fairfetch", _LAZY)
 
 
 __all__ = [

@@ -6,8 +6,9 @@ their own.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from fairfetch._lazy import lazy_getattr
 from fairfetch.crawl.health import Decision, FeedState, HealthPolicy, Outcome, decide
 
 if TYPE_CHECKING:
@@ -20,15 +21,13 @@ if TYPE_CHECKING:
         utcnow,
     )
 
-_LAZY = {"AddReport", "Crawler", "CrawlSummary", "FeedResult", "add_feeds", "utcnow"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from fairfetch.crawl import loop
-
-        return getattr(loop, name)
-    raise AttributeError(name)
+__getattr__ = lazy_getattr(
+    "fairfetch.crawl",
+    dict.fromkeys(
+        ("AddReport", "Crawler", "CrawlSummary", "FeedResult", "add_feeds", "utcnow"),
+        "fairfetch.crawl.loop",
+    ),
+)
 
 
 __all__ = [

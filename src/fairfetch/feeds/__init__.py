@@ -6,18 +6,15 @@ not load the parser and its dependencies into processes that never parse.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from fairfetch._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from fairfetch.feeds.parse import parse_feed
 
 
-def __getattr__(name: str) -> Any:
-    if name == "parse_feed":
-        from fairfetch.feeds.parse import parse_feed
-
-        return parse_feed
-    raise AttributeError(f"module 'fairfetch.feeds' has no attribute {name!r}")
+__getattr__ = lazy_getattr("fairfetch.feeds", {"parse_feed": "fairfetch.feeds.parse"})
 
 
 __all__ = ["parse_feed"]

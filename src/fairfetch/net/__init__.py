@@ -7,8 +7,9 @@ a worker process) does not pull in the HTTP client.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from fairfetch._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from fairfetch.net.backends import detect_backend
@@ -48,11 +49,9 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fairfetch.net' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"fairfetch.net.{module}"), name)
+__getattr__ = lazy_getattr(
+    "fairfetch.net", {name: f"fairfetch.net.{module}" for name, module in _WHERE.items()}
+)
 
 
 __all__ = [
