@@ -23,7 +23,6 @@ How the guarantees are kept:
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import socket
 import ssl
 import time
@@ -38,7 +37,7 @@ import aiohttp
 from yarl import URL
 
 from fairfetch.errors import InvalidURLError
-from fairfetch.net.ip_literals import never_ip_literal
+from fairfetch.net.ip_literals import ip_literal, never_ip_literal
 from fairfetch.net.outcome import FetchResult, Hop
 from fairfetch.net.perimeter import (
     CheckingResolver,
@@ -196,9 +195,8 @@ def _literal_refusal(host: str, allow: Any) -> str | None:
     if never_ip_literal(host):
         return None
     bare = host[1:-1] if host.startswith("[") else host
-    try:
-        addr = ipaddress.ip_address(bare.split("%", 1)[0])
-    except ValueError:
+    addr = ip_literal(bare.split("%", 1)[0])
+    if addr is None:
         try:  # 2130706433, 127.1, 0x7f.1: legacy numeric forms the OS would accept
             socket.inet_aton(bare)
         except OSError:

@@ -26,6 +26,7 @@ from typing import Any
 from aiohttp.abc import AbstractResolver, ResolveResult
 
 from fairfetch.errors import ConfigError
+from fairfetch.net.ip_literals import ip_literal
 
 __all__ = [
     "METADATA_ADDRESSES",
@@ -344,11 +345,8 @@ class Resolver:
         if found is not None:
             return [a for a in found if _family_ok(a, family)] or list(found)
         name = _normalise_host(host)
-        try:
-            literal = ipaddress.ip_address(name)
-        except ValueError:
-            pass
-        else:
+        literal = ip_literal(name)
+        if literal is not None:
             return [str(literal)]
         lookup = self._getaddrinfo or asyncio.get_running_loop().getaddrinfo
         coro = lookup(name, port, family=family, type=socket.SOCK_STREAM, flags=socket.AI_CANONNAME)

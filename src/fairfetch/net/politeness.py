@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 from publicsuffixlist import PSLFILE, PublicSuffixList
 
 from fairfetch.errors import ConfigError, FairfetchError
-from fairfetch.net.ip_literals import never_ip_literal
+from fairfetch.net.ip_literals import ip_literal
 from fairfetch.net.outcome import NETWORK_ERROR_KINDS
 
 if TYPE_CHECKING:
@@ -93,16 +93,6 @@ def _psl() -> tuple[PublicSuffixList, frozenset[str]]:
     return PublicSuffixList(), frozenset(private)
 
 
-def _is_ip(host: str) -> bool:
-    if never_ip_literal(host):
-        return False
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
-
-
 def host_of(url_or_host: str) -> str:
     """The lower-cased hostname of a URL (or of a bare host), without brackets or trailing dot."""
     if "/" in url_or_host:
@@ -118,7 +108,7 @@ def host_of(url_or_host: str) -> str:
 
 @lru_cache(maxsize=65536)
 def _domain_and_key(host: str) -> tuple[str, str]:
-    if not host or _is_ip(host):
+    if not host or ip_literal(host) is not None:
         return host, host
     psl, private = _psl()
     domain = psl.privatesuffix(host) or host

@@ -8,7 +8,7 @@ import socket
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fairfetch.net.ip_literals import never_ip_literal
+from fairfetch.net.ip_literals import ip_literal, never_ip_literal
 
 _ALPHABET = st.sampled_from("0123456789abcdefxXABCDEF.:%[]gz-lo")
 
@@ -42,3 +42,12 @@ def test_every_form_of_literal_takes_the_full_check() -> None:
 def test_ordinary_hostnames_are_skipped() -> None:
     for host in ["blog1.test", "www.example.com", "xn--caf-dma.example", "localhost"]:
         assert never_ip_literal(host), host
+
+
+@given(st.text(_ALPHABET, max_size=24))
+def test_ip_literal_reads_what_ipaddress_reads(host: str) -> None:
+    try:
+        expected: object = ipaddress.ip_address(host)
+    except ValueError:
+        expected = None
+    assert ip_literal(host) == expected
