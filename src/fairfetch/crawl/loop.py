@@ -291,9 +291,8 @@ class Crawler:
             return
         robots = self.fetcher.robots
         if self.settings.obey_robots and robots.backing is self.robots_backing:
-            await self.robots_backing.prefetch(
-                robots.origin(f.url) for f in page if robots.cached(f.url) is None
-            )
+            origins = {robots.origin(f.url) for f in page}
+            await self.robots_backing.prefetch(o for o in origins if not robots.holds(o))
         for feed in page:
             futures.append(await self._submit(feed, "poll", keep_ids=False))
         page.clear()

@@ -178,6 +178,10 @@ class RobotsCache:
     def cached(self, url: str) -> RobotsRules | None:
         return self._cache.get(self.origin(url))
 
+    def holds(self, origin: str) -> bool:
+        """Whether this process has rules for ``origin`` (fresh or not)."""
+        return origin in self._cache
+
     def invalidate(self, url: str | None = None) -> None:
         if url is None:
             self._cache.clear()

@@ -22,15 +22,7 @@ _CHUNK = 400
 
 
 def load_robots(store: SqlStore, origin: str) -> RobotsCopy | None:
-    with store.engine.connect() as conn:
-        row = conn.execute(
-            sa.select(
-                robots_txt.c.state, robots_txt.c.status, robots_txt.c.body, robots_txt.c.fetched_at
-            ).where(robots_txt.c.origin == origin)
-        ).first()
-    if row is None:
-        return None
-    return RobotsCopy(origin, row.state, row.status, row.body, row.fetched_at.timestamp())
+    return load_robots_many(store, [origin]).get(origin)
 
 
 def load_robots_many(store: SqlStore, origins: Iterable[str]) -> dict[str, RobotsCopy]:
