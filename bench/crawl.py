@@ -26,23 +26,14 @@ import time
 import urllib.request
 from pathlib import Path
 
+from _loopback import patch_resolver  # bench/ is on sys.path: these run as scripts
+
 
 def _peak_rss_mb() -> float:
     """Peak RSS of this process plus its largest child (our parse and writer processes)."""
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return (own + children) / 1024.0
-
-
-def _patch_resolver() -> None:
-    real = socket.getaddrinfo
-
-    def fake(host, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if isinstance(host, str) and host.endswith(".test"):
-            host = "127.0.0.1"
-        return real(host, *args, **kwargs)
-
-    socket.getaddrinfo = fake  # type: ignore[assignment]
 
 
 def _urls(port: int, n: int) -> list[str]:
@@ -144,7 +135,7 @@ def _cpu() -> float:
 
 
 def run_reader(port: int, urls: list[str]) -> dict[str, float]:
-    _patch_resolver()
+    patch_resolver()
     from reader import make_reader
 
     tmp = tempfile.mkdtemp()
@@ -159,7 +150,7 @@ def run_reader(port: int, urls: list[str]) -> dict[str, float]:
 
 
 def run_plain(port: int, urls: list[str]) -> dict[str, float]:
-    _patch_resolver()
+    patch_resolver()
     import feedparser
     import requests
 

@@ -22,7 +22,6 @@ import argparse
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -32,6 +31,8 @@ from collections import Counter
 from email import policy
 from email.parser import BytesParser
 from pathlib import Path
+
+from _loopback import patch_resolver  # bench/ is on sys.path: these run as scripts
 
 HERE = Path(__file__).resolve()
 #: the sink reads headers only (the cost every contender's mail puts on it stays small)
@@ -81,17 +82,6 @@ class Sink:
 
 
 # --- roles run in subprocesses -----------------------------------------------------------------
-
-
-def _patch_resolver() -> None:
-    real = socket.getaddrinfo
-
-    def fake(host, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if isinstance(host, str) and host.endswith(".test"):
-            host = "127.0.0.1"
-        return real(host, *args, **kwargs)
-
-    socket.getaddrinfo = fake  # type: ignore[assignment]
 
 
 def _settings(port: int, db: str, smtp: str):  # type: ignore[no-untyped-def]
@@ -147,7 +137,7 @@ def role_ours(args: argparse.Namespace) -> None:
 
 
 def role_r2e(args: argparse.Namespace) -> None:
-    _patch_resolver()
+    patch_resolver()
     from rss2email.main import run
 
     base = ["-c", args.config, "-d", args.data]
