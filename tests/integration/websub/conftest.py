@@ -20,6 +20,8 @@ from fairfetch.config import Settings
 from fairfetch.crawl.loop import Crawler
 from fairfetch.net.fetch import Fetcher
 from fairfetch.store import SqlStore, open_store
+from fairfetch.testbed.youtube import YouTubeWorld, world_of
+from fairfetch.testing import Testbed, running_testbed
 from fairfetch.websub.routes import router
 from fairfetch.websub.service import WebSubService
 from fairfetch.websub.signature import sign
@@ -225,3 +227,35 @@ async def subscriber(tmp_path: Any) -> AsyncIterator[Subscriber]:
 
 def now() -> datetime:
     return datetime.now(UTC)
+
+
+@dataclass
+class YouTubeSubscriber:
+    """A subscriber on the testbed's YouTube-like platform and hub, on the testbed's clock."""
+
+    testbed: Testbed
+    world: YouTubeWorld
+    store: SqlStore
+    service: WebSubService
+    crawler: Crawler
+
+
+@contextlib.asynccontextmanager
+async def youtube_subscriber(tmp_path: Any) -> AsyncIterator[YouTubeSubscriber]:
+    async with running_testbed() as tb:
+        world = world_of(tb)
+        settings = tb.settings(db=f"sqlite:///{tmp_path}/ff.db")
+        store = open_store(settings.db)
+        fetcher = Fetcher(settings)
+        crawler = Crawler(store, settings, fetcher=fetcher, clock=tb.clock.now_datetime)
+        service = WebSubService(store, settings, crawler=crawler, fetcher=fetcher,
+                                clock=tb.clock.now_datetime)
+        try:
+            async with serve_callback(service):
+                yield YouTubeSubscriber(tb, world, store, service, crawler)
+        finally:
+            await world.aclose()
+            await service.aclose()
+            await crawler.aclose()
+            await fetcher.aclose()
+            store.close()

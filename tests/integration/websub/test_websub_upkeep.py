@@ -12,15 +12,14 @@ from pathlib import Path
 import pytest
 
 from fairfetch.crawl.loop import Crawler
-from fairfetch.net.fetch import Fetcher
-from fairfetch.store import SqlStore, open_store
+from fairfetch.store import SqlStore
 from fairfetch.store import websub_repo as repo
-from fairfetch.testbed.youtube import HUB_LEASE, YouTubeWorld, world_of
-from fairfetch.testing import Testbed, running_testbed
+from fairfetch.testbed.youtube import HUB_LEASE, YouTubeWorld
+from fairfetch.testing import Testbed
 from fairfetch.websub import lease
 from fairfetch.websub.service import WebSubService, run_forever
 
-from .conftest import serve_callback
+from .conftest import youtube_subscriber
 
 WAIT = 30.0
 
@@ -37,27 +36,13 @@ class Env:
 
 @pytest.fixture
 async def env(tmp_path: Path) -> AsyncIterator[Env]:
-    async with running_testbed() as tb:
-        world = world_of(tb)
-        settings = tb.settings(db=f"sqlite:///{tmp_path}/ff.db")
-        store = open_store(settings.db)
-        fetcher = Fetcher(settings)
-        crawler = Crawler(store, settings, fetcher=fetcher, clock=tb.clock.now_datetime)
-        service = WebSubService(store, settings, crawler=crawler, fetcher=fetcher,
-                                clock=tb.clock.now_datetime)
-        try:
-            async with serve_callback(service):
-                urls = [world.feed_url(c) for c in world.channel_ids()[:2]]
-                report = await crawler.add(urls)
-                assert len(report.added) == 2, report
-                feeds = [store.get_feed(u).id for u in urls]
-                yield Env(tb, world, store, service, crawler, feeds)
-        finally:
-            await world.aclose()
-            await service.aclose()
-            await crawler.aclose()
-            await fetcher.aclose()
-            store.close()
+    async with youtube_subscriber(tmp_path) as yt:
+        world, store, crawler = yt.world, yt.store, yt.crawler
+        urls = [world.feed_url(c) for c in world.channel_ids()[:2]]
+        report = await crawler.add(urls)
+        assert len(report.added) == 2, report
+        feeds = [store.get_feed(u).id for u in urls]
+        yield Env(yt.testbed, world, store, yt.service, crawler, feeds)
 
 
 def states(env: Env) -> list[str]:

@@ -18,8 +18,7 @@ import sqlalchemy as sa
 
 from fairfetch.config import Settings
 from fairfetch.crawl.loop import Crawler
-from fairfetch.net.fetch import Fetcher
-from fairfetch.store import SqlStore, open_store
+from fairfetch.store import SqlStore
 from fairfetch.store import websub_repo as repo
 from fairfetch.store.tables import crawls, entries
 from fairfetch.testbed.youtube import (
@@ -28,13 +27,12 @@ from fairfetch.testbed.youtube import (
     MAX_ATTEMPTS,
     PendingPing,
     YouTubeWorld,
-    world_of,
 )
-from fairfetch.testing import Testbed, running_testbed
+from fairfetch.testing import Testbed
 from fairfetch.websub.service import WebSubService
 from fairfetch.websub.status import websub_stats, websub_summary
 
-from .conftest import serve_callback
+from .conftest import youtube_subscriber
 
 WAIT = 30.0
 HOUR = 3600.0
@@ -68,35 +66,21 @@ class YT:
 
 @pytest.fixture
 async def yt(tmp_path: Path) -> AsyncIterator[YT]:
-    async with running_testbed() as tb:
-        world = world_of(tb)
-        settings = tb.settings(db=f"sqlite:///{tmp_path}/ff.db")
-        store = open_store(settings.db)
-        fetcher = Fetcher(settings)
-        crawler = Crawler(store, settings, fetcher=fetcher, clock=tb.clock.now_datetime)
-        service = WebSubService(store, settings, crawler=crawler, fetcher=fetcher,
-                                clock=tb.clock.now_datetime)
-        try:
-            async with serve_callback(service):
-                channel = world.channel_ids()[0]
-                report = await crawler.add([world.feed_url(channel)])
-                assert report.added, report
-                feed = store.get_feed(world.feed_url(channel))
-                assert feed.kind == "video"
-                outcome = await service.subscribe_feed(feed.id)
-                assert outcome.subscription is not None, outcome.detail
-                await asyncio.wait_for(world.wait_verifications(1), WAIT)
-                sub = repo.get_subscription(store, outcome.subscription.id)
-                assert sub is not None
-                assert sub.state == "active"
-                yield YT(tb, world, store, service.settings, service, crawler, channel, feed.id,
-                         sub.id)
-        finally:
-            await world.aclose()
-            await service.aclose()
-            await crawler.aclose()
-            await fetcher.aclose()
-            store.close()
+    async with youtube_subscriber(tmp_path) as env:
+        world, store, service = env.world, env.store, env.service
+        channel = world.channel_ids()[0]
+        report = await env.crawler.add([world.feed_url(channel)])
+        assert report.added, report
+        feed = store.get_feed(world.feed_url(channel))
+        assert feed.kind == "video"
+        outcome = await service.subscribe_feed(feed.id)
+        assert outcome.subscription is not None, outcome.detail
+        await asyncio.wait_for(world.wait_verifications(1), WAIT)
+        sub = repo.get_subscription(store, outcome.subscription.id)
+        assert sub is not None
+        assert sub.state == "active"
+        yield YT(env.testbed, world, store, service.settings, service, env.crawler, channel,
+                 feed.id, sub.id)
 
 
 async def test_websub_youtube_subscription_and_summary(yt: YT) -> None:
