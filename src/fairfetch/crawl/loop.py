@@ -796,10 +796,10 @@ class Crawler:
                 if self._write_pool is not None:
                     loop = asyncio.get_running_loop()
                     written = await loop.run_in_executor(
-                        self._write_pool, _write_in_child, self.store.url, writes
+                        self._write_pool, _write_in_child, self.store.url, writes, self.settings
                     )
                 else:
-                    written = await asyncio.to_thread(self.store.write, writes)
+                    written = await asyncio.to_thread(self.store.write, writes, self.settings)
             except Exception as exc:
                 log.exception("writing %d crawl results failed", len(batch))
                 for _w, job, _ids in batch:

@@ -6,6 +6,7 @@ store), not the HTTP client and the rest of the loop: each worker starts faster 
 
 from __future__ import annotations
 
+from fairfetch.config import Settings
 from fairfetch.store import CrawlWrite, SqlStore, WriteResult
 
 _STORES: dict[str, SqlStore] = {}
@@ -24,9 +25,11 @@ def warm_up(url: str | None) -> None:
         _STORES[url] = SqlStore(url, migrate_schema=False)
 
 
-def write_in_child(url: str, batch: list[CrawlWrite]) -> list[WriteResult]:
+def write_in_child(
+    url: str, batch: list[CrawlWrite], settings: Settings | None = None
+) -> list[WriteResult]:
     """Runs in the writer process: one store per process, schema already migrated."""
     store = _STORES.get(url)
     if store is None:
         store = _STORES[url] = SqlStore(url, migrate_schema=False)
-    return store.write(batch)
+    return store.write(batch, settings)

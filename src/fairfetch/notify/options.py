@@ -4,8 +4,9 @@ They are Settings fields like every other (``notify_rate``, ``notify_batch``,
 ``notify_smtp_timeout``, ``notify_poll``, ``notify_behind_newest_days``, ``notify_max_age_days``;
 documented with their defaults in ``config.py``), so they come from the config file, the
 environment (``FAIRFETCH_NOTIFY_RATE`` …) or flags. Where a Settings is at hand, build the options
-with :meth:`NotifyOptions.from_settings`. The crawler's in-transaction outbox hook has none, so
-:meth:`NotifyOptions.from_env` reads the same names from the environment through
+with :meth:`NotifyOptions.from_settings`. The crawler hands its Settings to the in-transaction
+outbox hook with each write; a caller that writes entries without any (a script using the store
+directly) gets :meth:`NotifyOptions.from_env`, the same names read from the environment through
 ``load_settings`` — one parser, one set of defaults, whichever path a value takes.
 """
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from fairfetch.config import Settings
 from fairfetch.feeds.model import Entry
 from fairfetch.store.hooks import run_new_entries_hooks
 from fairfetch.store.records import CrawlWrite, WriteResult
@@ -133,23 +134,29 @@ def _pair_clauses(pairs: Iterable[tuple[int, str]]) -> list[sa.ColumnElement[boo
     return clauses
 
 
-def write_batch(conn: sa.Connection, batch: Sequence[CrawlWrite]) -> list[WriteResult]:
-    """Apply ``batch``; a feed appearing twice is split into successive sub-batches."""
+def write_batch(
+    conn: sa.Connection, batch: Sequence[CrawlWrite], settings: Settings | None = None
+) -> list[WriteResult]:
+    """Apply ``batch``; a feed appearing twice is split into successive sub-batches.
+
+    ``settings`` reach the new-entries hooks (the notification outbox reads its limits there)."""
     results: list[WriteResult] = []
     current: list[CrawlWrite] = []
     seen: set[int] = set()
     for w in batch:
         if w.feed_id in seen:
-            results.extend(_write_unique(conn, current))
+            results.extend(_write_unique(conn, current, settings))
             current, seen = [], set()
         current.append(w)
         seen.add(w.feed_id)
     if current:
-        results.extend(_write_unique(conn, current))
+        results.extend(_write_unique(conn, current, settings))
     return results
 
 
-def _write_unique(conn: sa.Connection, batch: Sequence[CrawlWrite]) -> list[WriteResult]:
+def _write_unique(
+    conn: sa.Connection, batch: Sequence[CrawlWrite], settings: Settings | None
+) -> list[WriteResult]:
     moved = _moves(conn, batch)
     new_ids, newest = _entries(conn, batch)
     _feed_updates(conn, batch, moved, new_ids, newest)
@@ -179,7 +186,7 @@ def _write_unique(conn: sa.Connection, batch: Sequence[CrawlWrite]) -> list[Writ
     for w in batch:
         ids = new_ids.get(w.feed_id)
         if ids:
-            run_new_entries_hooks(conn, w.feed_id, ids, w.at, w.first_crawl)
+            run_new_entries_hooks(conn, w.feed_id, ids, w.at, w.first_crawl, settings)
     return [
         WriteResult(w.feed_id, len(new_ids.get(w.feed_id, ())), moved.get(w.feed_id)) for w in batch
     ]

@@ -15,6 +15,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from fairfetch.config import Settings
 from fairfetch.errors import InputError, NotFoundError
 from fairfetch.notify.billing import Charge
 from fairfetch.notify.filters import CategoryFilter
@@ -668,9 +669,15 @@ def _open_issue(conn: sa.Connection, sub: dict[str, Any], now: datetime) -> int:
 
 
 def _hook(
-    conn: sa.Connection, feed_id: int, entry_ids: Sequence[int], now: datetime, first_crawl: bool
+    conn: sa.Connection,
+    feed_id: int,
+    entry_ids: Sequence[int],
+    now: datetime,
+    first_crawl: bool,
+    settings: Settings | None,
 ) -> None:
-    enqueue_new_entries(conn, feed_id, entry_ids, now, first_crawl)
+    options = NotifyOptions.from_settings(settings) if settings is not None else None
+    enqueue_new_entries(conn, feed_id, entry_ids, now, first_crawl, options=options)
 
 
 register_new_entries_hook(_hook)

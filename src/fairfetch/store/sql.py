@@ -13,6 +13,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from fairfetch.config import Settings
 from fairfetch.errors import NotFoundError, StoreError
 from fairfetch.store import migrate
 from fairfetch.store.batch_write import write_batch
@@ -212,10 +213,15 @@ class SqlStore:
 
     # --- crawl results ---------------------------------------------------------------------
 
-    def write(self, batch: Sequence[CrawlWrite]) -> list[WriteResult]:
-        """Apply crawl results in one transaction (entries, health, crawl rows, outbox)."""
+    def write(
+        self, batch: Sequence[CrawlWrite], settings: Settings | None = None
+    ) -> list[WriteResult]:
+        """Apply crawl results in one transaction (entries, health, crawl rows, outbox).
+
+        ``settings``: the writer's configuration, for the hooks that run in this transaction
+        (the outbox's newness limits); without them the hooks read the environment."""
         with self.engine.begin() as conn:
-            return write_batch(conn, batch)
+            return write_batch(conn, batch, settings)
 
     def record_outage(self, started_at: datetime, keys: int, detail: str) -> None:
         with self.engine.begin() as conn:

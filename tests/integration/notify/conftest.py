@@ -133,13 +133,13 @@ class World:
         )
 
     def write(self, feed_id: int, entries: list[Entry], *, at: datetime,
-              first_crawl: bool = False) -> int:
+              first_crawl: bool = False, settings: Settings | None = None) -> int:
         feed = self.store.get_feed(feed_id)
         [res] = self.store.write([CrawlWrite(
             feed_id=feed_id, url=feed.url, at=at, outcome="ok", politeness_key="k",
             feed_changes={"status": "ok", "last_success_at": at}, entries=entries,
             first_crawl=first_crawl,
-        )])
+        )], settings)
         return res.new_entries
 
     def subscribe(self, email_addr: str, feed_id: int, *, at: datetime = T0,

@@ -43,3 +43,30 @@ async def test_notify_real_crawler_new_items_are_mailed_once(tmp_path, smtp_serv
         assert all(r["status"] == "sent" for r in w.outbox() if r["kind"] == "item")
         assert repo.count_pending(store).get("pending", 0) == 0
         store.close()
+
+
+async def test_notify_crawler_hands_its_settings_to_the_outbox_hook(tmp_path):
+    """The crawler's writer passes the settings it crawls with into the store's transaction, so
+    hooks there (the outbox's newness limits) obey the config file, not only the environment."""
+    from fairfetch.crawl import utcnow
+    from fairfetch.store import hooks
+
+    async with running_testbed(seed=3) as testbed:
+        store = open_store(f"sqlite:///{tmp_path}/crawl.db")
+        settings = testbed.settings(db=store.url, notify_max_age_days=2.0)
+        [spec] = testbed.catalog(n=1, behaviours=["blog"])
+        store.add_feed(spec.url, now=utcnow(), politeness_key=politeness_key(spec.url))
+        seen: list[object] = []
+
+        def spy(_conn, _feed_id, _ids, _now, _first, given) -> None:  # type: ignore[no-untyped-def]
+            seen.append(given)
+
+        hooks.register_new_entries_hook(spy)
+        try:
+            async with Crawler(store, settings) as crawler:
+                await crawler.crawl_due()
+        finally:
+            hooks._hooks.remove(spy)
+            store.close()
+    assert seen
+    assert all(given is settings for given in seen)

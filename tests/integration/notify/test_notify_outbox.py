@@ -88,6 +88,29 @@ def test_notify_republished_old_items_are_not_news(any_world):
     assert titles == ["today", "undated"]
 
 
+
+def test_notify_newness_limits_come_from_the_writers_settings(any_world, monkeypatch):
+    """A limit set in the config file (so in Settings, not in the environment) binds the outbox
+    hook inside the crawl's transaction; without settings the hook keeps the defaults."""
+    from dataclasses import replace
+
+    monkeypatch.delenv("FAIRFETCH_NOTIFY_MAX_AGE_DAYS", raising=False)
+    monkeypatch.delenv("FAIRFETCH_NOTIFY_BEHIND_NEWEST_DAYS", raising=False)
+    w = any_world
+    fid = w.add_feed("https://a.example.test/feed")
+    w.subscribe("ana@example.test", fid)
+    now = T0 + timedelta(hours=1)
+    strict = replace(w.settings, notify_max_age_days=1.0)
+    w.write(fid, [w.entry("three days old, strict", published=now - timedelta(days=3))],
+            at=now, settings=strict)
+    w.write(fid, [w.entry("three days old, defaults", published=now - timedelta(days=3))],
+            at=now + timedelta(minutes=1))
+    off = replace(w.settings, notify_max_age_days=None, notify_behind_newest_days=None)
+    w.write(fid, [w.entry("last year, limits off", published=now - timedelta(days=365))],
+            at=now + timedelta(minutes=2), settings=off)
+    titles = sorted(r["entry_title"] for r in _items_with_titles(w))
+    assert titles == ["last year, limits off", "three days old, defaults"]
+
 def _items_with_titles(w):
     from fairfetch.store.tables import entries
 

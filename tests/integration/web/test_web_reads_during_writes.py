@@ -16,7 +16,7 @@ def test_web_pages_read_the_last_commit_while_a_crawl_write_is_open(client, stor
     fid = add_crawled(store, "http://a.test/feed", title="Before", at=now - timedelta(minutes=2))
     seen: dict[str, Any] = {}
 
-    def during_write(_conn, feed_id, _ids, _now, _first) -> None:  # type: ignore[no-untyped-def]
+    def during_write(_conn, feed_id, _ids, _now, _first, _settings) -> None:  # type: ignore[no-untyped-def]
         # runs inside the crawler's transaction, which holds SQLite's write lock
         seen["stats"] = client.get("/api/v1/stats").json()
         seen["feed"] = client.get(f"/api/v1/feeds/{feed_id}").json()

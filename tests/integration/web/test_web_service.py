@@ -68,7 +68,7 @@ async def test_web_run_crawls_and_serves_in_one_loop(tmp_path: Path) -> None:
         loop = asyncio.get_running_loop()
         crawled = asyncio.Event()
 
-        def on_entries(_conn, feed_id, _ids, _now, _first) -> None:  # type: ignore[no-untyped-def]
+        def on_entries(_conn, feed_id, _ids, _now, _first, _settings) -> None:  # type: ignore[no-untyped-def]
             if feed_id == feed.id:
                 loop.call_soon_threadsafe(crawled.set)
 
