@@ -8,8 +8,9 @@ feed updates are grouped by the set of columns they change, and the statements a
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -109,29 +110,36 @@ def _chunks(items: Sequence[Any], size: int = _CHUNK) -> list[Sequence[Any]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def _pair_clauses(pairs: Iterable[tuple[int, str]]) -> list[sa.ColumnElement[bool]]:
-    """WHERE clauses matching exactly these (feed_id, entry_id) pairs, a few hundred a clause.
+@functools.lru_cache(maxsize=64)
+def _pairs_sql(n: int, marker: str) -> str:
+    """The lookup of ``n`` (feed_id, entry_id) pairs: a VALUES list joined to the unique index.
 
-    One ``feed_id = ? AND entry_id IN (...)`` per feed, OR-ed: each is an index probe per pair
-    (SQLite: MULTI-INDEX OR; PostgreSQL: BitmapOr). Two separate IN lists would probe every
-    feed id with every entry id of the batch — measured 5x slower at 256 feeds x 10 entries.
+    Each pair is one probe of the unique index (SQLite: SEARCH … USING INDEX per row of the
+    list; PostgreSQL: an index nested loop once the table is large, a hash join while it is
+    small). The alternatives cost more: a row-value ``IN`` makes SQLite scan the whole table;
+    one ``feed_id = ? AND entry_id IN (…)`` per feed, OR-ed, probes the same rows, but building
+    its expression tree made the lookup 4-5x slower (640 pairs: 8.4 ms against 1.8 ms).
+    Written as SQL because SQLite cannot name the columns of a VALUES subquery (``AS w (f, e)``),
+    which is how SQLAlchemy renders one; a CTE names them on both.
     """
-    by_feed: dict[int, list[str]] = {}
-    for feed_id, entry_id in pairs:
-        by_feed.setdefault(feed_id, []).append(entry_id)
-    clauses: list[sa.ColumnElement[bool]] = []
-    terms: list[sa.ColumnElement[bool]] = []
-    size = 0
-    for feed_id, all_ids in by_feed.items():
-        for ids in _chunks(all_ids):  # a feed of thousands of entries stays within bind limits
-            terms.append(sa.and_(entries.c.feed_id == feed_id, entries.c.entry_id.in_(ids)))
-            size += len(ids) + 1
-            if size >= _CHUNK:
-                clauses.append(sa.or_(*terms))
-                terms, size = [], 0
-    if terms:
-        clauses.append(sa.or_(*terms))
-    return clauses
+    row = f"(CAST({marker} AS BIGINT), CAST({marker} AS TEXT))" if marker != "?" else "(?, ?)"
+    return (
+        "WITH wanted (f, e) AS (VALUES " + ", ".join([row] * n) + ") "
+        "SELECT entries.feed_id, entries.entry_id, entries.id, entries.content_hash "
+        "FROM wanted JOIN entries ON entries.feed_id = wanted.f AND entries.entry_id = wanted.e"
+    )
+
+
+def _find_pairs(
+    conn: sa.Connection, pairs: Sequence[tuple[int, str]]
+) -> Iterator[tuple[int, str, int, str | None]]:
+    """Rows (feed_id, entry_id, id, content_hash) of the stored entries among ``pairs``,
+    looked up ``_CHUNK`` pairs a statement (bind limits, and plans that stay simple)."""
+    marker = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    for part in _chunks(pairs):
+        params = tuple(x for pair in part for x in pair)
+        for row in conn.exec_driver_sql(_pairs_sql(len(part), marker), params):
+            yield row[0], row[1], row[2], row[3]
 
 
 def write_batch(
@@ -223,11 +231,9 @@ def _entries(
                 newest[w.feed_id] = when
     if not wanted:
         return {}, newest
-    existing: dict[tuple[int, str], tuple[int, str]] = {}
-    cols = (entries.c.feed_id, entries.c.entry_id, entries.c.id, entries.c.content_hash)
-    for clause in _pair_clauses(wanted):
-        for row in conn.execute(sa.select(*cols).where(clause)):
-            existing[(row.feed_id, row.entry_id)] = (row.id, row.content_hash)
+    existing: dict[tuple[int, str], tuple[int, str | None]] = {}
+    for feed_id, entry_id, row_id, content_hash in _find_pairs(conn, list(wanted)):
+        existing[(feed_id, entry_id)] = (row_id, content_hash)
     inserts: list[dict[str, Any]] = []
     updates: list[dict[str, Any]] = []
     for (feed_id, eid), (e, at) in wanted.items():
@@ -252,10 +258,8 @@ def _entries(
         else:
             conn.execute(_INSERT_ENTRY, inserts)
             new_pairs = [(r["feed_id"], r["entry_id"]) for r in inserts]
-            for clause in _pair_clauses(new_pairs):
-                query = sa.select(entries.c.id, entries.c.feed_id).where(clause)
-                for found in conn.execute(query):
-                    new_ids.setdefault(found.feed_id, []).append(found.id)
+            for feed_id, _eid, row_id, _hash in _find_pairs(conn, new_pairs):
+                new_ids.setdefault(feed_id, []).append(row_id)
         for ids in new_ids.values():
             ids.sort()
     return new_ids, newest

@@ -118,13 +118,46 @@ def test_new_entries_counted_exactly_across_chunks(
         store.close()
 
 
-def test_a_feed_of_many_entries_is_looked_up_in_bounded_clauses() -> None:
-    from fairfetch.store.batch_write import _CHUNK, _pair_clauses
+def test_stored_pairs_found_exactly_in_bounded_statements(db_url: str) -> None:
+    """A feed of 2,500 entries and a few others: the lookup finds exactly the stored pairs among
+    the wanted ones (not a neighbour's entry of the same id, not a wanted pair never stored),
+    and no statement carries more than one chunk of pairs."""
+    from fairfetch.store.batch_write import _CHUNK, _find_pairs
 
-    pairs = [(1, f"e{i}") for i in range(2_500)] + [(2, "x")]
-    clauses = _pair_clauses(pairs)
-    for clause in clauses:
-        params = clause.compile().params.values()
-        values = sum(len(v) if isinstance(v, list) else 1 for v in params)
-        assert values <= 2 * _CHUNK + 2
-    assert len(clauses) >= 2500 // (2 * _CHUNK)
+    store = open_store(db_url)
+    try:
+        now = datetime(2026, 11, 30, tzinfo=UTC)
+        big, small, other = (
+            store.add_feed(f"https://{n}.test/feed", now=now, politeness_key=f"{n}.test")[0].id
+            for n in ("big", "small", "other")
+        )
+        store.write(
+            [
+                CrawlWrite(feed_id=big, url="https://big.test/feed", at=now, outcome="ok",
+                           politeness_key="big.test", feed_changes={},
+                           entries=[Entry(f"e{i}", title=f"t{i}") for i in range(2_500)]),
+                CrawlWrite(feed_id=small, url="https://small.test/feed", at=now, outcome="ok",
+                           politeness_key="small.test", feed_changes={},
+                           entries=[Entry("x", title="x")]),
+                CrawlWrite(feed_id=other, url="https://other.test/feed", at=now, outcome="ok",
+                           politeness_key="other.test", feed_changes={},
+                           entries=[Entry("e7", title="y")]),
+            ]
+        )
+        wanted = [(big, f"e{i}") for i in range(0, 3_000, 2)] + [(small, "x"), (small, "e7")]
+        sizes: list[int] = []
+
+        def count(_conn, _cursor, _statement, parameters, _context, _many):  # type: ignore[no-untyped-def]
+            sizes.append(len(parameters))
+
+        with store.engine.connect() as conn:
+            sa.event.listen(conn, "before_cursor_execute", count)
+            found = list(_find_pairs(conn, wanted))
+        assert sorted((f, e) for f, e, _id, _hash in found) == sorted(
+            [(big, f"e{i}") for i in range(0, 2_500, 2)] + [(small, "x")]
+        )
+        assert all(h for _f, _e, _id, h in found)  # the stored content hash comes back
+        assert len(sizes) == -(-len(wanted) // _CHUNK)
+        assert max(sizes) <= 2 * _CHUNK
+    finally:
+        store.close()
