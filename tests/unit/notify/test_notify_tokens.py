@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fairfetch.store.notify_repo import _token
+from fairfetch.store.notify_subscriptions import new_token as _token
 
 
 def test_no_token_starts_with_a_dash() -> None:

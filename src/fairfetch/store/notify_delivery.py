@@ -1,0 +1,418 @@
+"""SQL of notify's sending side: what is due, the context a message is rendered from, and the
+row's fate (sent and charged, failed for now, failed for good, cancelled)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from fairfetch.notify.billing import Charge
+from fairfetch.store.notify_outbox import open_issue
+from fairfetch.store.notify_subscriptions import listing_query
+from fairfetch.store.sql import SqlStore
+from fairfetch.store.tables import entries, feeds
+from fairfetch.store.tables_notify import (
+    notify_digest_items,
+    notify_ledger,
+    notify_outbox,
+    notify_publishers,
+    notify_readers,
+    notify_sponsorships,
+    notify_subscriptions,
+)
+
+
+def due_outbox(
+    store: SqlStore, now: datetime, limit: int, *, ids: Sequence[int] | None = None
+) -> list[dict[str, Any]]:
+    """Pending rows due now, oldest first (by insertion), so a backlog drains in order."""
+    q = (
+        sa.select(
+            notify_outbox,
+            notify_readers.c.email,
+            notify_readers.c.flagged_at,
+            notify_readers.c.hard_failures,
+        )
+        .join(notify_readers, notify_readers.c.id == notify_outbox.c.reader_id)
+        .where(notify_outbox.c.status == "pending", notify_outbox.c.due_at <= now)
+        .order_by(notify_outbox.c.id)
+        .limit(limit)
+    )
+    if ids is not None:
+        q = q.where(notify_outbox.c.id.in_(list(ids) or [-1]))
+    with store.engine.connect() as conn:
+        return [dict(r) for r in conn.execute(q).mappings()]
+
+
+def count_pending(store: SqlStore) -> dict[str, int]:
+    q = sa.select(notify_outbox.c.status, sa.func.count()).group_by(notify_outbox.c.status)
+    with store.engine.connect() as conn:
+        return {s: int(n) for s, n in conn.execute(q)}
+
+
+def _sponsor_map(conn: sa.Connection, feed_ids: Iterable[int]) -> dict[int, int]:
+    ids = sorted(set(feed_ids))
+    if not ids:
+        return {}
+    return {
+        r.feed_id: r.publisher_id
+        for r in conn.execute(
+            sa.select(notify_sponsorships.c.feed_id, notify_sponsorships.c.publisher_id).where(
+                notify_sponsorships.c.feed_id.in_(ids)
+            )
+        )
+    }
+
+
+def balances_in(conn: sa.Connection, publisher_ids: Iterable[int]) -> dict[int, int]:
+    ids = sorted(set(publisher_ids))
+    if not ids:
+        return {}
+    out = dict.fromkeys(ids, 0)
+    for pid, total in conn.execute(
+        sa.select(notify_ledger.c.publisher_id, sa.func.sum(notify_ledger.c.amount))
+        .where(notify_ledger.c.publisher_id.in_(ids))
+        .group_by(notify_ledger.c.publisher_id)
+    ):
+        out[int(pid)] = int(total or 0)
+    return out
+
+
+def balances(store: SqlStore) -> list[dict[str, Any]]:
+    """Every publisher with its balance and sponsored feeds."""
+    with store.engine.connect() as conn:
+        pubs = [dict(r) for r in conn.execute(sa.select(notify_publishers)).mappings()]
+        bal = balances_in(conn, [p["id"] for p in pubs])
+        for p in pubs:
+            p["balance"] = bal.get(p["id"], 0)
+            p["feeds"] = [
+                r.url
+                for r in conn.execute(
+                    sa.select(feeds.c.url)
+                    .join(notify_sponsorships, notify_sponsorships.c.feed_id == feeds.c.id)
+                    .where(notify_sponsorships.c.publisher_id == p["id"])
+                    .order_by(feeds.c.id)
+                )
+            ]
+    return pubs
+
+
+def item_context(store: SqlStore, outbox_id: int) -> dict[str, Any] | None:
+    """Everything the item and confirmation templates need, plus billing inputs."""
+    with store.engine.connect() as conn:
+        box = (
+            conn.execute(sa.select(notify_outbox).where(notify_outbox.c.id == outbox_id))
+            .mappings()
+            .first()
+        )
+        if box is None or box["subscription_id"] is None:
+            return None
+        sub = (
+            conn.execute(listing_query().where(notify_subscriptions.c.id == box["subscription_id"]))
+            .mappings()
+            .first()
+        )
+        if sub is None:
+            return None
+        feed = conn.execute(sa.select(feeds).where(feeds.c.id == sub["feed_id"])).mappings().one()
+        entry = None
+        if box["entry_id"] is not None:
+            entry = (
+                conn.execute(sa.select(entries).where(entries.c.id == box["entry_id"]))
+                .mappings()
+                .first()
+            )
+        sponsors = _sponsor_map(conn, [sub["feed_id"]])
+        bal = balances_in(conn, sponsors.values())
+    return {
+        "outbox": dict(box),
+        "subscription": dict(sub),
+        "feed": dict(feed),
+        "entry": dict(entry) if entry is not None else None,
+        "sponsors": sponsors,
+        "balances": bal,
+    }
+
+
+def item_contexts(store: SqlStore, outbox_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+    """:func:`item_context` for a batch of rows in a handful of queries (the sender's hot path).
+
+    Balances are not included: they change with every charged mail, so the sender reads them
+    per message with :func:`publisher_balances`.
+    """
+    ids = list(outbox_ids)
+    if not ids:
+        return {}
+    with store.engine.connect() as conn:
+        boxes = {
+            r["id"]: dict(r)
+            for r in conn.execute(
+                sa.select(notify_outbox).where(notify_outbox.c.id.in_(ids))
+            ).mappings()
+        }
+        sub_ids = {b["subscription_id"] for b in boxes.values() if b["subscription_id"]}
+        subs = {
+            r["id"]: dict(r)
+            for r in conn.execute(
+                listing_query().where(notify_subscriptions.c.id.in_(sorted(sub_ids) or [-1]))
+            ).mappings()
+        }
+        feed_ids = {s["feed_id"] for s in subs.values()}
+        feed_rows = {
+            r["id"]: dict(r)
+            for r in conn.execute(
+                sa.select(feeds).where(feeds.c.id.in_(sorted(feed_ids) or [-1]))
+            ).mappings()
+        }
+        entry_ids = {b["entry_id"] for b in boxes.values() if b["entry_id"]}
+        entry_rows = {
+            r["id"]: dict(r)
+            for r in conn.execute(
+                sa.select(entries).where(entries.c.id.in_(sorted(entry_ids) or [-1]))
+            ).mappings()
+        }
+        sponsors = _sponsor_map(conn, feed_ids)
+    out: dict[int, dict[str, Any]] = {}
+    for oid, box in boxes.items():
+        sub = subs.get(box["subscription_id"])
+        if sub is None:
+            continue
+        out[oid] = {
+            "outbox": box,
+            "subscription": sub,
+            "feed": feed_rows[sub["feed_id"]],
+            "entry": entry_rows.get(box["entry_id"]) if box["entry_id"] else None,
+            "sponsors": {k: v for k, v in sponsors.items() if k == sub["feed_id"]},
+        }
+    return out
+
+
+def publisher_balances(store: SqlStore, publisher_ids: Iterable[int]) -> dict[int, int]:
+    ids = list(publisher_ids)
+    if not ids:
+        return {}
+    with store.engine.connect() as conn:
+        return balances_in(conn, ids)
+
+
+def digest_context(store: SqlStore, outbox_id: int) -> dict[str, Any] | None:
+    """The issue's items (of subscriptions still active), grouped by feed, plus billing inputs."""
+    with store.engine.connect() as conn:
+        box = (
+            conn.execute(sa.select(notify_outbox).where(notify_outbox.c.id == outbox_id))
+            .mappings()
+            .first()
+        )
+        if box is None:
+            return None
+        reader = (
+            conn.execute(sa.select(notify_readers).where(notify_readers.c.id == box["reader_id"]))
+            .mappings()
+            .one()
+        )
+        rows = [
+            dict(r)
+            for r in conn.execute(
+                sa.select(
+                    notify_digest_items.c.id.label("item_id"),
+                    notify_subscriptions.c.id.label("subscription_id"),
+                    notify_subscriptions.c.manage_token,
+                    notify_subscriptions.c.status.label("subscription_status"),
+                    feeds.c.id.label("feed_id"),
+                    feeds.c.url.label("feed_url"),
+                    feeds.c.title.label("feed_title"),
+                    feeds.c.link.label("feed_link"),
+                    entries.c.id.label("entry_row"),
+                    entries.c.title,
+                    entries.c.link,
+                    entries.c.summary,
+                    entries.c.content,
+                    entries.c.published,
+                    entries.c.categories,
+                )
+                .join(
+                    notify_subscriptions,
+                    notify_subscriptions.c.id == notify_digest_items.c.subscription_id,
+                )
+                .join(feeds, feeds.c.id == notify_subscriptions.c.feed_id)
+                .join(entries, entries.c.id == notify_digest_items.c.entry_id)
+                .where(notify_digest_items.c.outbox_id == outbox_id)
+                .order_by(feeds.c.id, entries.c.published, entries.c.id)
+            ).mappings()
+        ]
+        sponsors = _sponsor_map(conn, [r["feed_id"] for r in rows])
+        bal = balances_in(conn, sponsors.values())
+    return {
+        "outbox": dict(box),
+        "reader": dict(reader),
+        "items": rows,
+        "sponsors": sponsors,
+        "balances": bal,
+    }
+
+
+def mark_sent(
+    store: SqlStore,
+    outbox_id: int,
+    now: datetime,
+    *,
+    subject: str,
+    charges: Sequence[Charge] = (),
+    included_items: Sequence[int] | None = None,
+    reset_failures: bool = True,
+) -> None:
+    """The server accepted the message: mark it sent and book its charges, in one transaction.
+
+    For a digest, items added to the issue after it was rendered (a crawl that committed while it
+    was in flight) move to the next issue instead of being marked sent unseen.
+    """
+    with store.engine.begin() as conn:
+        updated = conn.execute(
+            notify_outbox.update()
+            .where(notify_outbox.c.id == outbox_id, notify_outbox.c.status == "pending")
+            .values(status="sent", sent_at=now, subject=subject, last_error=None)
+        ).rowcount
+        if not updated:
+            return
+        if reset_failures:
+            reader_id = sa.select(notify_outbox.c.reader_id).where(notify_outbox.c.id == outbox_id)
+            conn.execute(
+                notify_readers.update()
+                .where(notify_readers.c.id == reader_id.scalar_subquery())
+                .values(hard_failures=0)
+            )
+        for c in charges:
+            kind, party = c.party
+            conn.execute(
+                notify_ledger.insert().values(
+                    at=now,
+                    kind="charge",
+                    publisher_id=party if kind == "publisher" else None,
+                    reader_id=party if kind == "reader" else None,
+                    amount=-abs(c.amount),
+                    outbox_id=outbox_id,
+                    charge_key=f"{outbox_id}:{kind}:{party}",
+                    note=c.note,
+                )
+            )
+        if included_items is not None:
+            late = [
+                dict(r)
+                for r in conn.execute(
+                    sa.select(
+                        notify_digest_items.c.id.label("item_id"),
+                        notify_subscriptions.c.id,
+                        notify_subscriptions.c.reader_id,
+                        notify_subscriptions.c.mode,
+                        notify_subscriptions.c.hour,
+                        notify_subscriptions.c.weekday,
+                        notify_subscriptions.c.status,
+                        notify_readers.c.tz,
+                    )
+                    .join(
+                        notify_subscriptions,
+                        notify_subscriptions.c.id == notify_digest_items.c.subscription_id,
+                    )
+                    .join(notify_readers, notify_readers.c.id == notify_subscriptions.c.reader_id)
+                    .where(
+                        notify_digest_items.c.outbox_id == outbox_id,
+                        notify_digest_items.c.id.not_in(list(included_items) or [-1]),
+                    )
+                ).mappings()
+            ]
+            for item in late:
+                if item["status"] != "active" or item["mode"] == "realtime":
+                    continue
+                target = open_issue(conn, item, now)
+                conn.execute(
+                    notify_digest_items.update()
+                    .where(notify_digest_items.c.id == item["item_id"])
+                    .values(outbox_id=target)
+                )
+
+
+def mark_temporary(
+    store: SqlStore, outbox_id: int, now: datetime, error: str, retry_at: datetime
+) -> None:
+    """A 4xx or a connection failure: stays pending, retried at ``retry_at``."""
+    with store.engine.begin() as conn:
+        conn.execute(
+            notify_outbox.update()
+            .where(notify_outbox.c.id == outbox_id, notify_outbox.c.status == "pending")
+            .values(
+                attempts=notify_outbox.c.attempts + 1,
+                last_error=error[:500],
+                due_at=retry_at,
+            )
+        )
+
+
+def mark_failed(
+    store: SqlStore, outbox_id: int, now: datetime, error: str, *, flag_after: int
+) -> bool:
+    """A 5xx reply: this message failed; the address is flagged after ``flag_after`` in a row.
+
+    Returns True when the address got flagged by this failure.
+    """
+    with store.engine.begin() as conn:
+        conn.execute(
+            notify_outbox.update()
+            .where(notify_outbox.c.id == outbox_id)
+            .values(status="failed", attempts=notify_outbox.c.attempts + 1, last_error=error[:500])
+        )
+        rid = conn.execute(
+            sa.select(notify_outbox.c.reader_id).where(notify_outbox.c.id == outbox_id)
+        ).scalar_one()
+        conn.execute(
+            notify_readers.update()
+            .where(notify_readers.c.id == rid)
+            .values(hard_failures=notify_readers.c.hard_failures + 1)
+        )
+        n, flagged = conn.execute(
+            sa.select(notify_readers.c.hard_failures, notify_readers.c.flagged_at).where(
+                notify_readers.c.id == rid
+            )
+        ).one()
+        if n >= flag_after and flagged is None:
+            conn.execute(
+                notify_readers.update().where(notify_readers.c.id == rid).values(flagged_at=now)
+            )
+            return True
+    return False
+
+
+def cancel(store: SqlStore, outbox_id: int, reason: str, *, status: str = "cancelled") -> None:
+    """Not sent, on purpose, with the reason recorded (unsubscribed, address flagged, …)."""
+    with store.engine.begin() as conn:
+        conn.execute(
+            notify_outbox.update()
+            .where(notify_outbox.c.id == outbox_id, notify_outbox.c.status == "pending")
+            .values(status=status, last_error=reason[:500])
+        )
+
+
+def list_outbox(store: SqlStore, *, limit: int = 200) -> list[dict[str, Any]]:
+    q = (
+        sa.select(
+            notify_outbox.c.id,
+            notify_outbox.c.kind,
+            notify_outbox.c.status,
+            notify_outbox.c.dedupe_key,
+            notify_outbox.c.created_at,
+            notify_outbox.c.due_at,
+            notify_outbox.c.sent_at,
+            notify_outbox.c.attempts,
+            notify_outbox.c.last_error,
+            notify_outbox.c.subject,
+            notify_outbox.c.schedule,
+            notify_readers.c.email,
+        )
+        .join(notify_readers, notify_readers.c.id == notify_outbox.c.reader_id)
+        .order_by(notify_outbox.c.id.desc())
+        .limit(limit)
+    )
+    with store.engine.connect() as conn:
+        return [dict(r) for r in conn.execute(q).mappings()]

@@ -1,0 +1,363 @@
+"""The notification outbox, written inside the crawler's transaction.
+
+New entries and the outbox rows they cause commit together, so a crash can never store an entry
+and lose its notification. Real-time subscriptions get a row per entry; digest subscriptions add
+the entry to their next open issue. Importing this module registers the hook (see
+:mod:`fairfetch.store.hooks`); ``fairfetch.store`` imports it, so every store writes the outbox."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from fairfetch.config import Settings
+from fairfetch.notify.filters import CategoryFilter
+from fairfetch.notify.newness import identity_variants, is_news
+from fairfetch.notify.options import NotifyOptions
+from fairfetch.notify.schedule import next_issue, schedule_label
+from fairfetch.store.hooks import register_new_entries_hook
+from fairfetch.store.tables import entries, feeds
+from fairfetch.store.tables_notify import (
+    notify_digest_items,
+    notify_outbox,
+    notify_readers,
+    notify_subscriptions,
+)
+
+_CHUNK = 400
+
+
+def _message_local() -> str:
+    """The left part of a Message-ID, fixed when the outbox row is written (stable on resend)."""
+    return secrets.token_hex(12)
+
+
+def insert_outbox(
+    conn: sa.Connection,
+    *,
+    dedupe_key: str,
+    kind: str,
+    reader_id: int,
+    now: datetime,
+    due_at: datetime,
+    subscription_id: int | None = None,
+    entry_id: int | None = None,
+    schedule: str | None = None,
+) -> int:
+    """Insert one outbox row unless its dedupe key exists; returns the row id either way."""
+    found = conn.execute(
+        sa.select(notify_outbox.c.id).where(notify_outbox.c.dedupe_key == dedupe_key)
+    ).scalar()
+    if found is not None:
+        return int(found)
+    return int(
+        conn.execute(
+            notify_outbox.insert()
+            .values(
+                dedupe_key=dedupe_key,
+                kind=kind,
+                reader_id=reader_id,
+                subscription_id=subscription_id,
+                entry_id=entry_id,
+                schedule=schedule,
+                status="pending",
+                created_at=now,
+                due_at=due_at,
+                attempts=0,
+                message_id=_message_local(),
+            )
+            .returning(notify_outbox.c.id)
+        ).scalar_one()
+    )
+
+
+def _news_entries(
+    conn: sa.Connection,
+    feed_id: int,
+    entry_ids: Sequence[int],
+    now: datetime,
+    options: NotifyOptions,
+) -> list[dict[str, Any]]:
+    """The new rows that are news: not republished old items, not an old item under a new id."""
+    newest = conn.execute(sa.select(feeds.c.newest_entry_at).where(feeds.c.id == feed_id)).scalar()
+    rows: list[dict[str, Any]] = []
+    for i in range(0, len(entry_ids), _CHUNK):
+        part = list(entry_ids[i : i + _CHUNK])
+        rows.extend(
+            dict(r)
+            for r in conn.execute(
+                sa.select(
+                    entries.c.id,
+                    entries.c.entry_id,
+                    entries.c.title,
+                    entries.c.published,
+                    entries.c.updated,
+                    entries.c.categories,
+                ).where(entries.c.id.in_(part))
+            ).mappings()
+        )
+    fresh = [
+        r
+        for r in rows
+        if is_news(
+            r["published"] or r["updated"],
+            feed_newest=newest,
+            seen_at=now,
+            limits=options.newness,
+        )
+    ]
+    if not fresh:
+        return []
+    new_set = set(entry_ids)
+    variants: dict[str, int] = {}
+    for r in fresh:
+        for v in identity_variants(r["entry_id"])[1:]:
+            variants[v] = r["id"]
+    dupes: set[int] = set()
+    names = list(variants)
+    for i in range(0, len(names), _CHUNK):
+        for other in conn.execute(
+            sa.select(entries.c.id, entries.c.entry_id).where(
+                entries.c.feed_id == feed_id, entries.c.entry_id.in_(names[i : i + _CHUNK])
+            )
+        ):
+            if other.id not in new_set:
+                dupes.add(variants[other.entry_id])
+    dated = [r for r in fresh if r["published"] is not None and r["title"]]
+    if dated:
+        pubs = sorted({r["published"] for r in dated})
+        seen = {
+            (o.title, o.published)
+            for o in conn.execute(
+                sa.select(entries.c.id, entries.c.title, entries.c.published).where(
+                    entries.c.feed_id == feed_id, entries.c.published.in_(pubs[:_CHUNK])
+                )
+            )
+            if o.id not in new_set
+        }
+        dupes.update(r["id"] for r in dated if (r["title"], r["published"]) in seen)
+    return [r for r in fresh if r["id"] not in dupes]
+
+
+def enqueue_new_entries(
+    conn: sa.Connection,
+    feed_id: int,
+    entry_ids: Sequence[int],
+    now: datetime,
+    first_crawl: bool,
+    *,
+    options: NotifyOptions | None = None,
+) -> int:
+    """The new-entries hook: outbox rows for active subscribers, in the crawler's transaction.
+
+    A feed's first crawl is its backlog (nobody is notified). Real-time subscriptions get one row
+    per entry; digest subscriptions add the entry to their next issue that is still open. Returns
+    the number of (item or digest-item) notifications queued.
+    """
+    if first_crawl or not entry_ids:
+        return 0
+    subs = [
+        dict(r)
+        for r in conn.execute(
+            sa.select(notify_subscriptions, notify_readers.c.tz)
+            .join(notify_readers, notify_readers.c.id == notify_subscriptions.c.reader_id)
+            .where(
+                notify_subscriptions.c.feed_id == feed_id,
+                notify_subscriptions.c.status == "active",
+            )
+        ).mappings()
+    ]
+    if not subs:
+        return 0
+    news = _news_entries(conn, feed_id, entry_ids, now, options or NotifyOptions.from_env())
+    if not news:
+        return 0
+    # Set-wise, not per subscription: a feed with thousands of readers must not hold the crawl's
+    # write transaction for long. Existence checks make a replayed hook add nothing.
+    filters: dict[tuple[tuple[str, ...], tuple[str, ...]], CategoryFilter] = {}
+    realtime: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    digest: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    for sub in subs:
+        fkey = (tuple(sub["only_categories"] or ()), tuple(sub["except_categories"] or ()))
+        flt = filters.get(fkey)
+        if flt is None:
+            flt = filters[fkey] = CategoryFilter.of(*fkey)
+        wanted = [e for e in news if flt.accepts(e["categories"])]
+        if not wanted:
+            continue
+        if sub["mode"] == "realtime":
+            realtime.extend((sub, e) for e in wanted)
+        else:
+            digest.append((sub, wanted))
+    return _enqueue_realtime(conn, realtime, now) + _enqueue_digest(conn, digest, now)
+
+
+def _existing_keys(conn: sa.Connection, keys: Sequence[str]) -> dict[str, tuple[int, str]]:
+    found: dict[str, tuple[int, str]] = {}
+    for i in range(0, len(keys), _CHUNK):
+        for r in conn.execute(
+            sa.select(notify_outbox.c.dedupe_key, notify_outbox.c.id, notify_outbox.c.status).where(
+                notify_outbox.c.dedupe_key.in_(keys[i : i + _CHUNK])
+            )
+        ):
+            found[r.dedupe_key] = (int(r.id), str(r.status))
+    return found
+
+
+def _outbox_row(
+    key: str, kind: str, reader_id: int, now: datetime, due_at: datetime, **extra: Any
+) -> dict[str, Any]:
+    return {
+        "dedupe_key": key,
+        "kind": kind,
+        "reader_id": reader_id,
+        "subscription_id": extra.get("subscription_id"),
+        "entry_id": extra.get("entry_id"),
+        "schedule": extra.get("schedule"),
+        "status": "pending",
+        "created_at": now,
+        "due_at": due_at,
+        "attempts": 0,
+        "message_id": _message_local(),
+    }
+
+
+def _enqueue_realtime(
+    conn: sa.Connection, pairs: Sequence[tuple[dict[str, Any], dict[str, Any]]], now: datetime
+) -> int:
+    if not pairs:
+        return 0
+    keyed = {f"item:{sub['id']}:{e['id']}": (sub, e) for sub, e in pairs}
+    have = _existing_keys(conn, list(keyed))
+    rows = [
+        _outbox_row(
+            key, "item", sub["reader_id"], now, now, subscription_id=sub["id"], entry_id=e["id"]
+        )
+        for key, (sub, e) in keyed.items()
+        if key not in have
+    ]
+    for i in range(0, len(rows), 1000):
+        conn.execute(notify_outbox.insert(), rows[i : i + 1000])
+    return len(rows)
+
+
+def _issue_key(sub: dict[str, Any], issue: datetime) -> str:
+    label = schedule_label(sub["mode"], sub["hour"], sub["weekday"])
+    return f"digest:{sub['reader_id']}:{label}:{issue.strftime('%Y-%m-%dT%H:%MZ')}"
+
+
+def _enqueue_digest(
+    conn: sa.Connection,
+    subs: Sequence[tuple[dict[str, Any], list[dict[str, Any]]]],
+    now: datetime,
+) -> int:
+    if not subs:
+        return 0
+    issues: dict[tuple[str, int, int, str], datetime] = {}
+    first: dict[str, tuple[dict[str, Any], datetime]] = {}
+    sub_key: dict[int, str] = {}
+    for sub, _wanted in subs:
+        sched = (sub["mode"], sub["hour"], sub["weekday"], sub["tz"])
+        issue = issues.get(sched)
+        if issue is None:
+            issue = issues[sched] = next_issue(now, *sched)
+        key = _issue_key(sub, issue)
+        sub_key[sub["id"]] = key
+        first.setdefault(key, (sub, issue))
+    have = _existing_keys(conn, list(first))
+    new_rows = [
+        _outbox_row(
+            key,
+            "digest",
+            sub["reader_id"],
+            now,
+            issue,
+            schedule=schedule_label(sub["mode"], sub["hour"], sub["weekday"]),
+        )
+        for key, (sub, issue) in first.items()
+        if key not in have
+    ]
+    for i in range(0, len(new_rows), 1000):
+        conn.execute(notify_outbox.insert(), new_rows[i : i + 1000])
+    if new_rows:
+        have.update(_existing_keys(conn, [r["dedupe_key"] for r in new_rows]))
+    issue_of: dict[int, int] = {}
+    for sub, _wanted in subs:
+        oid, status = have[sub_key[sub["id"]]]
+        # an issue already sent (or on the wire) is never added to: the next open one is
+        issue_of[sub["id"]] = oid if status == "pending" else open_issue(conn, sub, now)
+    sub_ids = sorted(issue_of)
+    entry_set = sorted({e["id"] for _sub, wanted in subs for e in wanted})
+    present: set[tuple[int, int]] = set()
+    for i in range(0, len(sub_ids), _CHUNK):
+        for j in range(0, len(entry_set), _CHUNK):
+            present.update(
+                (r.subscription_id, r.entry_id)
+                for r in conn.execute(
+                    sa.select(
+                        notify_digest_items.c.subscription_id, notify_digest_items.c.entry_id
+                    ).where(
+                        notify_digest_items.c.subscription_id.in_(sub_ids[i : i + _CHUNK]),
+                        notify_digest_items.c.entry_id.in_(entry_set[j : j + _CHUNK]),
+                    )
+                )
+            )
+    items = [
+        {"outbox_id": issue_of[sub["id"]], "subscription_id": sub["id"], "entry_id": e["id"]}
+        for sub, wanted in subs
+        for e in wanted
+        if (sub["id"], e["id"]) not in present
+    ]
+    for i in range(0, len(items), 1000):
+        conn.execute(notify_digest_items.insert(), items[i : i + 1000])
+    return len(items)
+
+
+def open_issue(conn: sa.Connection, sub: dict[str, Any], now: datetime) -> int:
+    """The outbox row of the next issue of this subscription's digest still pending.
+
+    An issue already sent (or being closed) is never added to: the entry goes to the next one.
+    """
+    label = schedule_label(sub["mode"], sub["hour"], sub["weekday"])
+    after = now
+    for _ in range(1000):
+        issue = next_issue(after, sub["mode"], sub["hour"], sub["weekday"], sub["tz"])
+        key = f"digest:{sub['reader_id']}:{label}:{issue.strftime('%Y-%m-%dT%H:%MZ')}"
+        row = conn.execute(
+            sa.select(notify_outbox.c.id, notify_outbox.c.status).where(
+                notify_outbox.c.dedupe_key == key
+            )
+        ).first()
+        if row is None:
+            return insert_outbox(
+                conn,
+                dedupe_key=key,
+                kind="digest",
+                reader_id=sub["reader_id"],
+                now=now,
+                due_at=issue,
+                schedule=label,
+            )
+        if row.status == "pending":
+            return int(row.id)
+        after = issue
+    raise AssertionError("no open digest issue within 1000 issues")
+
+
+def _hook(
+    conn: sa.Connection,
+    feed_id: int,
+    entry_ids: Sequence[int],
+    now: datetime,
+    first_crawl: bool,
+    settings: Settings | None,
+) -> None:
+    options = NotifyOptions.from_settings(settings) if settings is not None else None
+    enqueue_new_entries(conn, feed_id, entry_ids, now, first_crawl, options=options)
+
+
+register_new_entries_hook(_hook)
