@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from fairfetch.audit.extract import extract_page
 from fairfetch.audit.indexability import indexability, is_html
 from fairfetch.audit.urls import Scope, resolve_link
 
@@ -57,6 +56,11 @@ class PageRowBuilder:
         self.resource_ids = resource_ids
         self.next_image_id = max(image_ids.values(), default=0) + 1
         self.next_resource_id = max(resource_ids.values(), default=0) + 1
+        # Imported here, not at module level: with the writer process, the crawl process only
+        # needs Fetched and Built, and the HTML parser (lexbor) then loads in the writer alone.
+        from fairfetch.audit.extract import extract_page
+
+        self.extract = extract_page
 
     def build(self, page_id: int, f: Fetched) -> Built:
         out = Built()
@@ -73,7 +77,7 @@ class PageRowBuilder:
             redirect_to = resolve_link(url, headers["location"])
         facts = None
         if status == 200 and is_html(ctype) and f.body:
-            facts = extract_page(f.body, url)
+            facts = self.extract(f.body, url)
         x_robots = headers.get("x-robots-tag")
         canonical = facts.canonicals[0] if facts and facts.canonicals else None
         ok, why = indexability(

@@ -15,7 +15,6 @@ SKETCH_SIZE = 32
 #: compared, so a crawl file is never resumed across one (``meta.sketch_version``; files from
 #: before the key existed hold version 1, word-CRC mixing).
 SKETCH_VERSION = "2"
-_HEX = "{:x}".format
 
 
 def _sketch(text: str) -> str:
@@ -32,7 +31,8 @@ def _sketch(text: str) -> str:
     shingles = map(b" ".join, zip(words, words[1:], words[2:], strict=False))
     smallest = sorted(set(map(zlib.crc32, shingles)))
     del smallest[SKETCH_SIZE:]
-    return " ".join(map(_HEX, smallest))
+    # One %-format for the whole list: a quarter of the cost of a format call per hash.
+    return ("%x " * len(smallest) % tuple(smallest))[:-1]
 
 
 def sketch_similarity(a: str, b: str) -> float:

@@ -11,11 +11,10 @@ import re
 from functools import lru_cache
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from publicsuffixlist import PublicSuffixList
+from fairfetch.net.politeness import registrable_domain as _registrable_domain
 
 __all__ = ["Scope", "host_of", "normalize", "registrable", "resolve_link"]
 
-_PSL = PublicSuffixList()
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -92,10 +91,16 @@ def host_of(url: str) -> str:
         return ""
 
 
-@lru_cache(maxsize=4096)
 def registrable(host: str) -> str:
-    """Registrable domain (Public Suffix List, offline); the host itself when the PSL has none."""
-    return _PSL.privatesuffix(host) or host
+    """Registrable domain (Public Suffix List, offline); the host itself when the PSL has none
+    or when it is an IP address.
+
+    The fetch engine's (one PSL in the process, loaded when first asked, cached). A PSL of
+    our own cost ~1.5 MiB and 35 ms of start-up in every process importing this module, and
+    read an IP address as a domain name (``127.0.0.1`` -> ``0.1``, so ``--domain`` took
+    ``10.0.0.1`` for the same site).
+    """
+    return _registrable_domain(host)
 
 
 class Scope:
@@ -104,7 +109,8 @@ class Scope:
     def __init__(self, start_url: str, *, registrable_domain: bool = False) -> None:
         self.start_host = host_of(start_url)
         self.by_domain = registrable_domain
-        self.domain = registrable(self.start_host)
+        # Only a --domain scope needs the PSL.
+        self.domain = registrable(self.start_host) if registrable_domain else self.start_host
         h = self.start_host
         #: Normalised URLs of the start host begin with one of these (fast path).
         self._prefixes = (f"http://{h}/", f"https://{h}/", f"http://{h}:", f"https://{h}:")

@@ -243,3 +243,84 @@ def test_audit_sitemap_parsing() -> None:
     kind, locs = _parse_sitemap(bomb)
     assert kind == "urlset"
     assert all("aaaaaaaaaa" not in loc for loc in locs)  # entities are not expanded
+
+
+def test_audit_scope_domain_of_an_ip_address_is_the_address() -> None:
+    # The PSL read 127.0.0.1 as a name under the suffix "1": its "registrable domain" was
+    # "0.1", and every address ending in .0.1 was taken for the audited site.
+    scope = Scope("http://127.0.0.1:8080/", registrable_domain=True)
+    assert scope.contains("http://127.0.0.1/x")
+    assert not scope.contains("http://10.0.0.1/")
+    assert not scope.contains("http://192.168.0.1/")
+
+
+_REGION_TAGS = ("nav", "header", "footer", "aside", "main", "div", "p")
+
+
+@st.composite
+def _chrome_pages(draw: st.DrawFn) -> bytes:
+    """Random nestings of chrome regions and links (with and without href)."""
+
+    def element(depth: int) -> str:
+        if depth > 3 or draw(st.booleans()):
+            href = draw(st.sampled_from(["", " href='/a'", " href='/b'", " href='mailto:x'"]))
+            return f"<a{href}>t</a>"
+        tag = draw(st.sampled_from(_REGION_TAGS))
+        kids = "".join(element(depth + 1) for _ in range(draw(st.integers(0, 3))))
+        return f"<{tag}>{kids}</{tag}>"
+
+    return ("<body>" + "".join(element(0) for _ in range(draw(st.integers(1, 4))))
+            + "</body>").encode()
+
+
+@given(_chrome_pages())
+@settings(max_examples=300, deadline=None)
+def test_audit_link_regions_equal_css_definition(page: bytes) -> None:
+    # extract_page finds each link's region by walking the region elements' subtrees; the
+    # definition is the CSS query it replaced: the first region (nav, header, footer, aside)
+    # whose "a[href]" descendants include the link, else "content".
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(page)
+    region_of: dict[int, str] = {}
+    for region in ("nav", "header", "footer", "aside"):
+        for node in tree.css(region):
+            for a in node.css("a[href]"):
+                region_of.setdefault(a.mem_id, region)
+    expected = [
+        region_of.get(a.mem_id, "content")
+        for a in tree.css("a[href]")
+        if resolve_link("http://s.test/", a.attributes.get("href") or "")
+    ]
+    assert [link.where for link in extract_page(page, "http://s.test/").links] == expected
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c", "dé", "ü", "x1", "日本"]), max_size=60))
+@settings(max_examples=300, deadline=None)
+def test_audit_sketch_spelling_is_hex_joined_by_spaces(words: list[str]) -> None:
+    # The sketch's text (written to crawl files, compared across versions) is the sorted
+    # distinct shingle CRCs, at most SKETCH_SIZE, in lower-case hex joined by single spaces.
+    import zlib
+
+    from fairfetch.audit.extract import SKETCH_SIZE, _sketch
+
+    text = " ".join(words)
+    raw = text.encode().split(b" ")
+    crcs = sorted({zlib.crc32(b" ".join(s)) for s in zip(raw, raw[1:], raw[2:], strict=False)})
+    expected = " ".join(f"{c:x}" for c in crcs[:SKETCH_SIZE]) if len(raw) >= 3 else ""
+    assert _sketch(text) == expected
+
+
+def test_audit_crawl_process_imports_no_html_parser() -> None:
+    # With the writer process (the default on two cores) the crawl process never parses HTML:
+    # the parser loads in the writer only (~2.5 MiB less in the crawl process's RSS).
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, fairfetch.audit.crawler, fairfetch.audit.sink; "
+        "print(sorted(m for m in sys.modules if m.startswith(('selectolax', "
+        "'fairfetch.audit.extract'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
