@@ -18,8 +18,9 @@ _IPV4_LITERAL_CHARS = frozenset("0123456789abcdefABCDEFxX.")
 def never_ip_literal(host: str) -> bool:
     """True when ``host`` cannot be an IP literal of any form, so the exception-driven parsers
     (``ipaddress.ip_address``, ``inet_aton``: tens of µs a hostname, on every fetch) can be
-    skipped. Anything with a colon (IPv6, scope ids like ``%eth0``) takes the full check."""
-    return ":" not in host and not _IPV4_LITERAL_CHARS.issuperset(host)
+    skipped. Anything with a colon (IPv6, scope ids like ``%eth0``) or a bracket (``[0]``, a
+    bracketed IPv4 form a careless caller might pass) takes the full check."""
+    return ":" not in host and "[" not in host and not _IPV4_LITERAL_CHARS.issuperset(host)
 
 
 def ip_literal(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:

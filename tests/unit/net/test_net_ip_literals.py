@@ -14,7 +14,7 @@ _ALPHABET = st.sampled_from("0123456789abcdefxXABCDEF.:%[]gz-lo")
 
 
 def _is_literal(host: str) -> bool:
-    bare = host[1:-1] if host.startswith("[") else host
+    bare = host[1:-1] if host.startswith("[") and host.endswith("]") else host
     try:
         ipaddress.ip_address(bare.split("%", 1)[0])
         return True
@@ -35,7 +35,8 @@ def test_a_skipped_host_is_never_a_literal(host: str) -> None:
 
 def test_every_form_of_literal_takes_the_full_check() -> None:
     for host in ["127.0.0.1", "2130706433", "0177.1", "0x7f.1", "0X7F.0.0.1", "::1",
-                 "[::1]", "fe80::1%eth0", "::ffff:127.0.0.1", "cafe.1"]:  # fmt: skip
+                 "[::1]", "fe80::1%eth0", "::ffff:127.0.0.1", "cafe.1", "[0]", "[127.0.0.1]",
+                 "[00"]:  # fmt: skip
         assert not never_ip_literal(host), host
 
 
