@@ -16,15 +16,9 @@ if TYPE_CHECKING:
     from fairfetch.net.fetch import Fetcher
     from fairfetch.net.outcome import ERROR_KINDS, NETWORK_ERROR_KINDS, FetchResult, Hop
     from fairfetch.net.perimeter import Resolver, check_address
-    from fairfetch.net.politeness import (
-        BackendGrouper,
-        Dispatcher,
-        Feedback,
-        KeyStats,
-        PolitenessState,
-        politeness_key,
-        registrable_domain,
-    )
+    from fairfetch.net.politeness import Dispatcher
+    from fairfetch.net.politeness_keys import BackendGrouper, politeness_key, registrable_domain
+    from fairfetch.net.politeness_state import Feedback, KeyStats, PolitenessState
     from fairfetch.net.retry_after import parse_retry_after
     from fairfetch.net.robots import RobotsCache
 
@@ -37,13 +31,13 @@ _WHERE = {
     "Hop": "outcome",
     "Resolver": "perimeter",
     "check_address": "perimeter",
-    "BackendGrouper": "politeness",
+    "BackendGrouper": "politeness_keys",
     "Dispatcher": "politeness",
-    "Feedback": "politeness",
-    "KeyStats": "politeness",
-    "PolitenessState": "politeness",
-    "politeness_key": "politeness",
-    "registrable_domain": "politeness",
+    "Feedback": "politeness_state",
+    "KeyStats": "politeness_state",
+    "PolitenessState": "politeness_state",
+    "politeness_key": "politeness_keys",
+    "registrable_domain": "politeness_keys",
     "parse_retry_after": "retry_after",
     "RobotsCache": "robots",
 }
