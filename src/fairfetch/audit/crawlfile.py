@@ -164,6 +164,10 @@ class CrawlFile:
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("PRAGMA busy_timeout=30000")
+            # 512 KiB of page cache, not SQLite's 2 MiB: writes are appends in key order and
+            # one pass per query, so the larger cache bought no time (10k-page replay of the
+            # writer: 0.50-0.55 s of writes either way) and cost 1.5 MiB of peak RSS.
+            self.conn.execute("PRAGMA cache_size=-512")
             if create:
                 self.conn.executescript(SCHEMA)
                 self.conn.execute(
@@ -328,22 +332,14 @@ class CrawlFile:
             c.execute(
                 "UPDATE pages SET in_sitemap = (url IN (SELECT url FROM sitemap_urls))"
             )
-            page_status = dict(
-                c.execute("SELECT url, status FROM pages WHERE state='done'").fetchall()
-            )
-            page_next = dict(
-                c.execute(
-                    "SELECT url, redirect_to FROM pages WHERE redirect_to IS NOT NULL"
-                ).fetchall()
-            )
+            redirects = c.execute("SELECT from_url, status, to_url FROM redirects").fetchall()
+            page_status, page_next = self._chain_pages([r[2] for r in redirects])
             ext = {
                 r[0]: (r[1], r[2], r[3])
                 for r in c.execute("SELECT url, status, final_url, hops FROM externals")
             }
             updates = []
-            for from_url, status, to_url in c.execute(
-                "SELECT from_url, status, to_url FROM redirects"
-            ).fetchall():
+            for from_url, status, to_url in redirects:
                 updates.append(
                     (*_resolve_chain(from_url, status, to_url, page_status, page_next, ext),
                      from_url)
@@ -357,6 +353,35 @@ class CrawlFile:
         except BaseException:
             c.execute("ROLLBACK")
             raise
+
+    def _chain_pages(self, starts: list[str]) -> tuple[dict[str, int | None], dict[str, str]]:
+        """(status of done pages, redirect_to of redirecting pages) for the pages the chains
+        from ``starts`` pass through: what ``_resolve_chain`` reads, found hop by hop.
+
+        Not the whole site's: a dict of every page's URL was 2 MiB of peak RSS at 10k pages,
+        for the few dozen pages redirects reach.
+        """
+        page_status: dict[str, int | None] = {}
+        page_next: dict[str, str] = {}
+        seen: set[str] = set()
+        todo = list(starts)
+        while todo:
+            url = todo.pop()
+            if url in seen:
+                continue
+            seen.add(url)
+            row = self.conn.execute(
+                "SELECT state, status, redirect_to FROM pages WHERE url = ?", (url,)
+            ).fetchone()
+            if row is None:
+                continue
+            state, status, redirect_to = row
+            if state == "done":
+                page_status[url] = status
+            if redirect_to is not None:
+                page_next[url] = redirect_to
+                todo.append(redirect_to)
+        return page_status, page_next
 
 
 def _resolve_chain(
