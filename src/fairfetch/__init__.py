@@ -27,7 +27,8 @@ from fairfetch.errors import (
 from fairfetch.feeds.model import Contact, Enclosure, Entry, Feed, Person
 
 if TYPE_CHECKING:
-    from fairfetch.crawl.loop import Crawler, CrawlSummary
+    from fairfetch.crawl.loop import Crawler
+    from fairfetch.crawl.results import CrawlSummary
     from fairfetch.feeds.parse import parse_feed
     from fairfetch.store import SqlStore, open_store
 
@@ -36,7 +37,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "parse_feed": "fairfetch.feeds.parse",
     "Crawler": "fairfetch.crawl.loop",
-    "CrawlSummary": "fairfetch.crawl.loop",
+    "CrawlSummary": "fairfetch.crawl.results",
     "open_store": "fairfetch.store",
     "SqlStore": "fairfetch.store",
 }

@@ -12,21 +12,17 @@ from fairfetch._lazy import lazy_getattr
 from fairfetch.crawl.health import Decision, FeedState, HealthPolicy, Outcome, decide
 
 if TYPE_CHECKING:
-    from fairfetch.crawl.loop import (
-        AddReport,
-        Crawler,
-        CrawlSummary,
-        FeedResult,
-        add_feeds,
-        utcnow,
-    )
+    from fairfetch.crawl.loop import Crawler, add_feeds
+    from fairfetch.crawl.results import AddReport, CrawlSummary, FeedResult, utcnow
 
 __getattr__ = lazy_getattr(
     "fairfetch.crawl",
-    dict.fromkeys(
-        ("AddReport", "Crawler", "CrawlSummary", "FeedResult", "add_feeds", "utcnow"),
-        "fairfetch.crawl.loop",
-    ),
+    {
+        **dict.fromkeys(("Crawler", "add_feeds"), "fairfetch.crawl.loop"),
+        **dict.fromkeys(
+            ("AddReport", "CrawlSummary", "FeedResult", "utcnow"), "fairfetch.crawl.results"
+        ),
+    },
 )
 
 

@@ -14,29 +14,33 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
-import re
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from fairfetch.config import Settings
-from fairfetch.crawl.health import Decision, FeedState, HealthPolicy, Outcome, decide
+from fairfetch.crawl.fetch_reading import (
+    feed_state,
+    hint_seconds,
+    metadata_changes,
+    permanent_target,
+)
+from fairfetch.crawl.health import Decision, HealthPolicy, Outcome, decide
 from fairfetch.crawl.outage import OutageDetector
+from fairfetch.crawl.results import AccountingError, AddReport, CrawlSummary, FeedResult, utcnow
 from fairfetch.crawl.robots_store import StoreRobotsBacking
 from fairfetch.crawl.urls import normalize_feed_url
 from fairfetch.crawl.workers import shareable as _shareable
 from fairfetch.crawl.workers import warm_up as _warm_up
 from fairfetch.crawl.workers import write_in_child as _write_in_child
-from fairfetch.errors import FairfetchError, InvalidURLError
+from fairfetch.errors import InvalidURLError
 from fairfetch.feeds.discover import declared_feed_links, guessed_feed_urls, looks_like_html
 from fairfetch.feeds.model import Feed
 from fairfetch.feeds.parse import parse_feed
-from fairfetch.net.backends import detect_backend
 from fairfetch.net.fetch import Fetcher
 from fairfetch.net.outcome import NETWORK_ERROR_KINDS, FetchResult
 from fairfetch.net.politeness import BackendGrouper, Dispatcher, Feedback, politeness_key
@@ -45,64 +49,6 @@ from fairfetch.store import CrawlWrite, FeedRecord, SqlStore
 log = logging.getLogger("fairfetch.crawl")
 
 __all__ = ["AddReport", "CrawlSummary", "Crawler", "FeedResult", "add_feeds", "utcnow"]
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-class AccountingError(FairfetchError):
-    """A due feed ended in no bucket: a bug, and loud on purpose (DESIGN.md: failures are loud)."""
-
-
-@dataclass(frozen=True)
-class FeedResult:
-    feed_id: int
-    url: str
-    outcome: str
-    new_entries: int = 0
-    entry_ids: frozenset[str] = frozenset()
-    error_kind: str | None = None
-    http_status: int | None = None
-
-
-@dataclass
-class CrawlSummary:
-    due: int = 0
-    counts: Counter[str] = field(default_factory=Counter)
-    errors: Counter[str] = field(default_factory=Counter)
-    skipped: Counter[str] = field(default_factory=Counter)
-    new_entries: int = 0
-    results: list[FeedResult] = field(default_factory=list)
-    elapsed: float = 0.0
-    outage: bool = False
-
-    @property
-    def accounted(self) -> int:
-        return sum(self.counts.values()) + sum(self.skipped.values())
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "due": self.due,
-            "ok": self.counts["ok"],
-            "not_modified": self.counts["not_modified"],
-            "throttled": self.counts["throttled"],
-            "failed": self.counts["error"],
-            "outage": self.counts["outage"],
-            "errors": dict(self.errors),
-            "skipped": dict(self.skipped),
-            "new_entries": self.new_entries,
-            "elapsed_seconds": round(self.elapsed, 3),
-        }
-
-
-@dataclass
-class AddReport:
-    added: list[str] = field(default_factory=list)
-    existing: list[str] = field(default_factory=list)
-    discovered: dict[str, list[str]] = field(default_factory=dict)
-    invalid: list[tuple[str, str]] = field(default_factory=list)
-    failed: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -118,40 +64,6 @@ _PREFETCH = 500
 
 #: Feeds on a key that cannot start for this long are deferred rather than waited for.
 DEFER_AFTER = 10.0
-
-_MAX_AGE = re.compile(r"max-age\s*=\s*(\d+)", re.I)
-
-
-def _hint_seconds(parsed: Feed, headers: Any) -> float | None:
-    hints = []
-    if parsed.ttl_hint:
-        hints.append(parsed.ttl_hint)
-    m = _MAX_AGE.search(headers.get("cache-control", "") if headers else "")
-    if m:
-        hints.append(float(m.group(1)))
-    return max(hints) if hints else None
-
-
-def _permanent_target(result: FetchResult) -> str | None:
-    if result.hops and all(h.status in (301, 308) for h in result.hops):
-        return result.final_url
-    return None
-
-
-def _state(feed: FeedRecord) -> FeedState:
-    return FeedState(
-        url=feed.url,
-        status=feed.status,
-        error_count=feed.error_count,
-        last_error=feed.last_error,
-        last_success_at=feed.last_success_at,
-        last_fetched_at=feed.last_fetched_at,
-        next_crawl_at=feed.next_crawl_at,
-        interval_seconds=feed.interval_seconds,
-        redirect_candidate=feed.redirect_candidate,
-        redirect_candidate_count=feed.redirect_candidate_count,
-    )
-
 
 class Crawler:
     """Crawls feeds from a store; one instance per process (it owns the politeness slots)."""
@@ -586,8 +498,8 @@ class Crawler:
             outcome = Outcome(
                 "not_modified",
                 http_status=304,
-                permanent_target=_permanent_target(result),
-                hint_seconds=_hint_seconds(Feed(), result.headers),
+                permanent_target=permanent_target(result),
+                hint_seconds=hint_seconds(Feed(), result.headers),
             )
         elif result.ok:
             parsed = await self._parse(result)
@@ -605,15 +517,15 @@ class Crawler:
                 outcome = Outcome(
                     "ok",
                     http_status=result.status,
-                    permanent_target=_permanent_target(result),
+                    permanent_target=permanent_target(result),
                     new_feed_url=new_url,
-                    hint_seconds=_hint_seconds(parsed, result.headers),
+                    hint_seconds=hint_seconds(parsed, result.headers),
                     entry_times=tuple(
                         t for e in parsed.entries if (t := e.published or e.updated) is not None
                     ),
                 )
                 entry_ids = frozenset(e.id for e in parsed.entries)
-                extra = self._metadata_changes(feed, parsed, result)
+                extra = metadata_changes(feed, parsed, result)
         else:
             outcome = Outcome(
                 "error",
@@ -621,7 +533,7 @@ class Crawler:
                 error_detail=result.error_detail,
                 http_status=result.status,
             )
-        decision: Decision = decide(_state(feed), outcome, now, self.policy)
+        decision: Decision = decide(feed_state(feed), outcome, now, self.policy)
         changes = dict(decision.changes)
         if decision.outcome in ("ok", "not_modified"):
             changes.update(extra)
@@ -724,31 +636,6 @@ class Crawler:
         if result.ok and parse_feed(result.body, url=result.final_url).ok:
             return result.final_url
         return None
-
-    def _metadata_changes(
-        self, feed: FeedRecord, parsed: Feed, result: FetchResult
-    ) -> dict[str, Any]:
-        backend = detect_backend(result.headers, parsed.generator)
-        changes: dict[str, Any] = {
-            "title": parsed.title,
-            "link": parsed.link,
-            "description": parsed.description,
-            "language": parsed.language,
-            "image_url": parsed.image_url,
-            "generator": parsed.generator,
-            "format": parsed.format,
-            "kind": parsed.kind,
-            "kind_evidence": list(parsed.kind_evidence),
-            "categories": list(parsed.categories),
-            "hub_urls": list(parsed.hub_urls),
-            "self_url": parsed.self_url,
-            "etag": result.headers.get("etag"),
-            "last_modified": result.headers.get("last-modified"),
-        }
-        if backend and backend != feed.backend:
-            changes["backend"] = backend
-            changes["politeness_key"] = politeness_key(feed.url, backend)
-        return changes
 
     async def _flush_held(self, *, as_outage: bool) -> None:
         held, self._held = self._held, []
