@@ -82,7 +82,9 @@ def subscribe(
     )
 
 
-@notify_app.command("confirm")
+# Tokens minted before they were kept dash-free may start with "-": such an argument is taken as
+# the token, not refused as an unknown option (``notify confirm -- TOKEN`` is never needed).
+@notify_app.command("confirm", context_settings={"ignore_unknown_options": True})
 def confirm(
     ctx: typer.Context, token: Annotated[str, typer.Argument(help="Token from the mail's link")]
 ) -> None:

@@ -83,3 +83,27 @@ def test_notify_cli_contract(tmp_path):
         bad = runner.invoke(app, ["--db", db, "notify", "subscribe", "x@y.test", feed_url,
                                   "--mode", "hourly"], env=env)
         assert bad.exit_code != 0
+
+
+def test_notify_cli_confirms_a_token_that_starts_with_a_dash(tmp_path):
+    """Tokens minted before they were kept dash-free can start with "-": `notify confirm`
+    takes one as the token, not as an unknown option."""
+
+    from fairfetch.store.tables_notify import notify_subscriptions
+
+    db = f"sqlite:///{tmp_path}/cli.db"
+    store = open_store(db)
+    feed, _ = store.add_feed("https://a.example.test/feed", now=datetime.now(UTC),
+                             politeness_key="a.example.test")
+    res = repo.subscribe(store, "ana@example.test", feed.id, mode="realtime", hour=8, weekday=0,
+                         tz="UTC", only=(), exclude=(), now=datetime.now(UTC))
+    with store.engine.begin() as conn:
+        conn.execute(notify_subscriptions.update()
+                     .where(notify_subscriptions.c.id == res.subscription["id"])
+                     .values(confirm_token="-old-style_token"))
+    store.close()
+    result = CliRunner().invoke(app, ["--db", db, "notify", "confirm", "-old-style_token"])
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    assert "confirmed" in result.output
+    listing = CliRunner().invoke(app, ["--db", db, "notify", "list", "--json"])
+    assert json.loads(listing.output)[0]["status"] == "active"
