@@ -31,6 +31,13 @@ def register_new_entries_hook(fn: NewEntriesHook) -> None:
         _hooks.append(fn)
 
 
+def unregister_new_entries_hook(fn: NewEntriesHook) -> None:
+    """Stop running ``fn``: a hook bound to something short-lived (a test's event loop, a
+    spy) must not outlive it and fail every later write's transaction."""
+    if fn in _hooks:
+        _hooks.remove(fn)
+
+
 def run_new_entries_hooks(
     conn: sa.Connection,
     feed_id: int,

@@ -66,7 +66,7 @@ async def test_notify_crawler_hands_its_settings_to_the_outbox_hook(tmp_path):
             async with Crawler(store, settings) as crawler:
                 await crawler.crawl_due()
         finally:
-            hooks._hooks.remove(spy)
+            hooks.unregister_new_entries_hook(spy)
             store.close()
     assert seen
     assert all(given is settings for given in seen)

@@ -38,7 +38,7 @@ def test_web_pages_read_the_last_commit_while_a_crawl_write_is_open(client, stor
             ]
         )
     finally:
-        hooks._hooks.remove(during_write)
+        hooks.unregister_new_entries_hook(during_write)
     assert seen["page"] == 200
     assert seen["feed"]["title"] == "Before"  # the uncommitted change is not visible
     assert seen["feed"]["entry_count"] == 0

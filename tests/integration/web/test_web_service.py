@@ -94,6 +94,6 @@ async def test_web_run_crawls_and_serves_in_one_loop(tmp_path: Path) -> None:
         finally:
             stop.set()
             await asyncio.wait_for(task, 60)  # every part returns once stop is set
-            hooks._hooks.remove(on_entries)
+            hooks.unregister_new_entries_hook(on_entries)
             store.close()
         assert task.exception() is None
