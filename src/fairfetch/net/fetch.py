@@ -492,9 +492,10 @@ async def _read_body(
     decoder = _Decoder(coding) if coding in ("gzip", "x-gzip", "deflate") else None
     if decoder is None:
         length = headers.get("content-length", "")
-        if length.isdigit():
-            if int(length) > cap:
-                raise _TooLarge(b"", 0, 0)
+        # A declared length over the cap takes the chunk loop below, which stops at cap + 1
+        # bytes and keeps the prefix: robots.txt's first 500 KiB are its rules (Google's
+        # practice), and a static file always declares its length.
+        if length.isdigit() and int(length) <= cap:
             # Identity body of a declared size within the cap: aiohttp's parser stops at the
             # declared length (and raises if the connection ends short), so one read is as
             # safe as the chunk loop and cheaper for the small bodies most feeds are.

@@ -183,3 +183,22 @@ async def test_obey_robots_off_skips_the_check() -> None:
         await f.aclose()
     assert r.ok
     assert srv.hits["/robots.txt"] == 0
+
+
+async def test_robots_over_the_size_cap_keeps_its_first_rules() -> None:
+    # A robots.txt over the cap is read up to the cap (Google: the first 500 KiB count), not
+    # taken as empty. A static file comes with a Content-Length, and declaring a size over the
+    # cap must not turn the publisher's Disallow into "allow everything".
+    big = b"User-agent: *\nDisallow: /private\n" + b"# padding\n" * 2000
+    robots = RobotsCache(max_bytes=4096)
+    f = make_fetcher(net_settings(), robots=robots)
+    try:
+        async with serve({"/robots.txt": robots_route(200, big), "/private/x": page}) as srv:  # type: ignore[dict-item]
+            r = await f.fetch(srv.url("/private/x"), check_robots=True)
+            direct = await f.fetch(srv.url("/robots.txt"), max_bytes=4096)
+    finally:
+        await f.aclose()
+    assert direct.error_kind == "too_large"
+    assert direct.body == big[:4096]  # the prefix up to the cap, as the chunked path gives
+    assert r.error_kind == "robots"
+    assert srv.hits["/private/x"] == 0
