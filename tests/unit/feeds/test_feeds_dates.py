@@ -48,7 +48,10 @@ def test_feeds_dates_edge_forms(text: str, expected: datetime) -> None:
 
 @pytest.mark.parametrize("text", [None, "", "   ", "garbage", "sometime last week",
                                   "Mon, 31 Feb 2003 10:00:00 GMT", "2002-13-01", "99999-01-01",
-                                  "Sun, 19 Foo 2002 15:21:36 GMT", "x" * 500])
+                                  "Sun, 19 Foo 2002 15:21:36 GMT", "x" * 500,
+                                  # a year with a digit too many is not its first four digits
+                                  "Mon, 01 Jan 10000 00:00:00 GMT", "Mon, 01 Jan 99999 12:00 GMT",
+                                  "May 19, 20021 15:21:36 GMT"])
 def test_feeds_dates_unreadable_is_none(text: str | None) -> None:
     assert parse_date(text) is None
 
