@@ -195,6 +195,49 @@ def repair_references(data: bytes) -> bytes:
     return _REPAIR.sub(_repair, data)
 
 
+# A character reference, and a second one right after it: the low half of a UTF-16 pair.
+_CHAR_REFS = re.compile(
+    rb"<!\[CDATA\[.*?\]\]>|&#(?:x([0-9A-Fa-f]{1,8})|([0-9]{1,10}));"
+    rb"(?:&#(?:x([0-9A-Fa-f]{1,8})|([0-9]{1,10}));)?",
+    re.DOTALL,
+)
+
+
+def _code_point(hex_digits: bytes | None, digits: bytes | None) -> int:
+    return int(hex_digits, 16) if hex_digits is not None else int(digits or b"0")
+
+
+def _unencodable(n: int) -> bool:
+    return 0xD800 <= n <= 0xDFFF or n > 0x10FFFF
+
+
+def _fix_char_ref(m: re.Match[bytes]) -> bytes:
+    whole = m.group(0)
+    if m.group(1) is None and m.group(2) is None:
+        return whole  # a CDATA section: its text is the publisher's, left as it is
+    first = _code_point(m.group(1), m.group(2))
+    if m.group(3) is None and m.group(4) is None:
+        return b"&#xFFFD;" if _unencodable(first) else whole
+    second = _code_point(m.group(3), m.group(4))
+    if 0xD800 <= first <= 0xDBFF and 0xDC00 <= second <= 0xDFFF:
+        return b"&#x%X;" % (0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+    cut = whole.index(b";") + 1  # libxml2 reads (or reports) the encodable ones itself
+    return ((b"&#xFFFD;" if _unencodable(first) else whole[:cut])
+            + (b"&#xFFFD;" if _unencodable(second) else whole[cut:]))
+
+
+def fix_char_refs(data: bytes) -> tuple[bytes, bool]:
+    """Character references to UTF-16 surrogates or past U+10FFFF, outside CDATA: a high and
+    low surrogate pair (JavaScript's escaping of an emoji) becomes the character it encodes,
+    anything else U+FFFD. libxml2 in recover mode stores such a reference as bytes no UTF-8
+    decoder accepts, so one of them in a title would otherwise cost the whole feed.
+    Returns (data, changed)."""
+    if b"&#" not in data:
+        return data, False
+    fixed = _CHAR_REFS.sub(_fix_char_ref, data)
+    return fixed, fixed != data
+
+
 _DOCTYPE = re.compile(rb"<!DOCTYPE\s[^\[>]*(?:\[.*?\]\s*)?>", re.DOTALL | re.IGNORECASE)
 
 

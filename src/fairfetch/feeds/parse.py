@@ -16,7 +16,7 @@ from lxml import etree
 
 from fairfetch.feeds._atom import read_atom
 from fairfetch.feeds._build import FeedBuilder, resolve
-from fairfetch.feeds._encoding import repair_references, strip_doctype, to_utf8
+from fairfetch.feeds._encoding import fix_char_refs, repair_references, strip_doctype, to_utf8
 from fairfetch.feeds._jsonfeed import json_version, read_json
 from fairfetch.feeds._rss import read_rss
 from fairfetch.feeds._xml import (
@@ -174,6 +174,9 @@ def _parse_xml(data: bytes, url: str | None, headers: Mapping[str, str] | None) 
     if any(e.type in _ENCODING_ERRORS for e in errors):
         utf8, encoding, problems = to_utf8(data, headers)
         utf8, had_entities = strip_doctype(utf8)
+        utf8, fixed_refs = fix_char_refs(utf8)
+        if fixed_refs:
+            problems.append("character references to surrogates or past U+10FFFF replaced")
         root, errors = _parse_tree(utf8)
     if had_entities:
         problems.append("DTD entity declarations ignored")

@@ -125,6 +125,14 @@ LISTED: dict[tuple[str, str, str], str] = {
 }
 
 
+#: Cases feedparser cannot read at all (it raises): nothing to agree with. Each is checked to
+#: still raise, so the list cannot hide a case that became comparable.
+FEEDPARSER_RAISES = {
+    "broken_surrogate_references":
+        "feedparser 6 raises UnicodeEncodeError on a character reference to a surrogate",
+}
+
+
 def test_feeds_agreement_every_disagreement_on_the_golden_corpus_is_listed() -> None:
     unexplained = []
     used = set()
@@ -135,6 +143,10 @@ def test_feeds_agreement_every_disagreement_on_the_golden_corpus_is_listed() -> 
         url, headers = case_request(path)
         data = path.read_bytes()
         fp_headers = {**headers, **({"content-location": url} if url else {})}
+        if name in FEEDPARSER_RAISES:
+            with pytest.raises(UnicodeEncodeError):
+                feedparser.parse(data, response_headers=fp_headers)
+            continue
         result = compare(ours(parse_feed(data, url, headers)),
                          feedparser_view(feedparser.parse(data, response_headers=fp_headers)))
         for d in result.diffs or []:
