@@ -28,6 +28,7 @@ __all__ = [
     "EXCEL_MAX_CELL",
     "EXCEL_MAX_ROWS",
     "SHEETS",
+    "WORKBOOK_OPTIONS",
     "csv_safe",
     "export_crawl",
     "findings_summary",
@@ -37,6 +38,16 @@ EXCEL_MAX_ROWS = 1_048_575  # data rows under the header row (1,048,576 rows in 
 EXCEL_MAX_CELL = 32_767
 _TRUNCATED = " … [truncated: {n} characters in all]"
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: Every cell is written as the text it is. XlsxWriter's defaults read a string beginning with
+#: "=" as a formula (page titles and anchors are written by strangers: formula injection) and one
+#: beginning with "http://", "mailto:", "file://" or "external:" as a hyperlink; past Excel's
+#: 65,530 hyperlinks a sheet, or over 2,079 characters, such a cell was left empty (with a
+#: warning per cell), so the Links sheet of a large site lost most of its URLs.
+WORKBOOK_OPTIONS: dict[str, Any] = {
+    "constant_memory": True,
+    "strings_to_formulas": False,
+    "strings_to_urls": False,
+}
 
 
 def csv_safe(value: Any) -> Any:
@@ -319,7 +330,7 @@ def export_crawl(
         run = run_rules(site, thresholds)
         counts: dict[str, int] = {}
         if xlsx is not None:
-            book = xlsxwriter.Workbook(str(xlsx), {"constant_memory": True})
+            book = xlsxwriter.Workbook(str(xlsx), WORKBOOK_OPTIONS)
             try:
                 for sheet in SHEETS:
                     counts[sheet.name] = _XlsxSheetWriter(book, sheet, max_rows).write_all(

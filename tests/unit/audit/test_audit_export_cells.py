@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
-from fairfetch.audit.export import EXCEL_MAX_CELL, _cell, csv_safe
+import openpyxl
+import pytest
+import xlsxwriter
+
+from fairfetch.audit.export import (
+    EXCEL_MAX_CELL,
+    EXCEL_MAX_ROWS,
+    WORKBOOK_OPTIONS,
+    Sheet,
+    _cell,
+    _XlsxSheetWriter,
+    csv_safe,
+)
 
 
 @pytest.mark.parametrize("value", ["=1+1", "+1", "-2", "@SUM(A1)", "\tx", "\r=x"])
@@ -24,3 +36,30 @@ def test_audit_excel_cell_truncated_and_says_so() -> None:
     assert cut.endswith("[truncated: 40000 characters in all]")
     assert _cell("short") == "short"
     assert _cell("y" * EXCEL_MAX_CELL) == "y" * EXCEL_MAX_CELL
+
+
+def test_audit_workbook_cells_are_text_as_written(tmp_path: Path) -> None:
+    """Titles, anchors and URLs are written by strangers: a workbook cell holds them as text.
+
+    XlsxWriter's defaults would turn "=..." into a live formula and "http://..." into a
+    hyperlink, and a hyperlink past Excel's 65,530 a sheet (or longer than 2,079 characters)
+    into an empty cell: a Links sheet of a large site came out mostly blank.
+    """
+    long_url = "http://site.test/" + "a" * 3_000
+    rows: list[tuple[object, ...]] = [
+        ('=HYPERLINK("http://evil.test/","click")', long_url),
+        ("external:c:\\windows\\system32\\calc.exe", "file:///etc/passwd"),
+    ]
+    rows += [(f"page {i}", f"http://site.test/{i}") for i in range(66_000)]
+    sheet = Sheet("Links", ("Anchor", "To"), lambda conn, site, run: rows)
+    path = tmp_path / "cells.xlsx"
+    book = xlsxwriter.Workbook(str(path), WORKBOOK_OPTIONS)
+    try:
+        assert _XlsxSheetWriter(book, sheet, EXCEL_MAX_ROWS).write_all(rows) == len(rows)
+    finally:
+        book.close()
+    ws = openpyxl.load_workbook(path, read_only=True)["Links"]
+    got = list(ws.iter_rows(min_row=2, values_only=True))
+    assert got == rows
+    first = next(ws.iter_rows(min_row=2, max_row=2))
+    assert [c.data_type for c in first] == ["s", "s"]  # text, not a formula
