@@ -11,7 +11,7 @@ import binascii
 
 from lxml import etree
 
-from fairfetch.feeds._build import EntryBuilder, FeedBuilder, resolve
+from fairfetch.feeds._build import EntryBuilder, FeedBuilder, rebase, resolve
 from fairfetch.feeds._ext import ENTRY_EXT, EntryHandler, feed_ext, handle_link, ignore, to_int
 from fairfetch.feeds._rss import atom_person
 from fairfetch.feeds._xml import XML_BASE, inner_markup, key_of, text_of
@@ -21,8 +21,7 @@ __all__ = ["atom_text", "read_atom"]
 
 
 def _base(el: etree._Element, base: str | None) -> str | None:
-    xb = el.get(XML_BASE)
-    return resolve(base, xb) if xb else base
+    return rebase(base, el.get(XML_BASE))
 
 
 def atom_text(el: etree._Element) -> str | None:

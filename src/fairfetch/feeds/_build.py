@@ -54,6 +54,20 @@ def resolve(base: str | None, url: str | None) -> str | None:
         return url
 
 
+def rebase(base: str | None, xml_base: str | None) -> str | None:
+    """The base inside an element with ``xml:base`` = ``xml_base``. A base that resolves to
+    another scheme than http(s) (``javascript:``, ``data:``) is ignored, as feedparser does:
+    relative links then resolve against the document, not into a script."""
+    if not xml_base:
+        return base
+    new = resolve(base, xml_base)
+    try:
+        scheme = urlsplit(new or "").scheme.lower()
+    except ValueError:
+        return base
+    return new if scheme in ("", "http", "https") else base
+
+
 class EntryBuilder:
     __slots__ = (
         "alt_link",

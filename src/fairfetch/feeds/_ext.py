@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from lxml import etree
 
-from fairfetch.feeds._build import EntryBuilder, FeedBuilder, resolve
+from fairfetch.feeds._build import EntryBuilder, FeedBuilder, rebase, resolve
 from fairfetch.feeds._xml import XML_BASE, key_of, text_of
 from fairfetch.feeds.model import Enclosure, Person
 from fairfetch.feeds.people import parse_person
@@ -48,8 +48,7 @@ def parse_duration(value: str | None) -> float | None:
 
 
 def _base(el: etree._Element, base: str | None) -> str | None:
-    xb = el.get(XML_BASE)
-    return resolve(base, xb) if xb else base
+    return rebase(base, el.get(XML_BASE))
 
 
 def handle_link(el: etree._Element, fb: FeedBuilder, base: str | None) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from lxml import etree
 
-from fairfetch.feeds._build import EntryBuilder, FeedBuilder, resolve
+from fairfetch.feeds._build import EntryBuilder, FeedBuilder, rebase, resolve
 from fairfetch.feeds._ext import ENTRY_EXT, EntryHandler, feed_ext, handle_link, ignore, to_int
 from fairfetch.feeds._xml import NS_RDF, XML_BASE, inner_markup, key_of, text_of
 from fairfetch.feeds.model import Enclosure, Person
@@ -22,8 +22,7 @@ _RDF_RESOURCE = f"{{{NS_RDF}}}resource"
 
 
 def _base(el: etree._Element, base: str | None) -> str | None:
-    xb = el.get(XML_BASE)
-    return resolve(base, xb) if xb else base
+    return rebase(base, el.get(XML_BASE))
 
 
 def atom_person(el: etree._Element, base: str | None) -> Person | None:

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from lxml import etree
 
 from fairfetch.feeds._atom import read_atom
-from fairfetch.feeds._build import FeedBuilder, resolve
+from fairfetch.feeds._build import FeedBuilder, rebase
 from fairfetch.feeds._encoding import fix_char_refs, repair_references, strip_doctype, to_utf8
 from fairfetch.feeds._jsonfeed import json_version, read_json
 from fairfetch.feeds._rss import read_rss
@@ -202,10 +202,7 @@ def _parse_xml(data: bytes, url: str | None, headers: Mapping[str, str] | None) 
         problems.append(
             f"malformed XML recovered ({len(errors)} error(s); first at line {first.line}: "
             f"{first.message.strip()[:80]})")
-    base = url
-    xb = root.get(XML_BASE)
-    if xb:
-        base = resolve(url, xb)
+    base = rebase(url, root.get(XML_BASE))
     fb = FeedBuilder(fmt, base, headers, url)
     fb.encoding = encoding
     fb.problems.extend(problems)
