@@ -54,6 +54,10 @@ def resolve(base: str | None, url: str | None) -> str | None:
         return url
 
 
+def _is_web(url: str) -> bool:
+    return url[:8].lower().startswith(("http://", "https://"))
+
+
 def rebase(base: str | None, xml_base: str | None) -> str | None:
     """The base inside an element with ``xml:base`` = ``xml_base``. A base that resolves to
     another scheme than http(s) (``javascript:``, ``data:``) is ignored, as feedparser does:
@@ -219,6 +223,22 @@ class FeedBuilder:
             basis = e.guid + "\x1f" + basis
         return "hash:" + hashlib.sha256(basis.encode("utf-8", "replace")).hexdigest()[:32]
 
+    def _keep_web_urls(self) -> None:
+        """Hubs, self, next and new-feed URLs are where the crawler and the WebSub subscriber
+        go next: one that is not http(s) (``javascript:``, ``data:``, ``mailto:``) leads
+        nowhere they may go, so it is dropped here and said, not discovered later as a
+        failed subscription or a feed moved onto a mailbox."""
+        hubs = [u for u in self.hub_urls if _is_web(u)]
+        dropped = len(self.hub_urls) - len(hubs)
+        self.hub_urls = hubs
+        for name in ("self_url", "next_url", "new_feed_url"):
+            url = getattr(self, name)
+            if url is not None and not _is_web(url):
+                setattr(self, name, None)
+                dropped += 1
+        if dropped:
+            self.problems.append(f"{dropped} hub/self/next/new-feed URL(s) not http(s) ignored")
+
     def finish(self) -> Feed:
         # A guid shared by entries that are plainly different (other link or title) identifies
         # none of them; the same entry repeated is a duplicate, dropped below.
@@ -281,6 +301,7 @@ class FeedBuilder:
                 people.entry_people(e.authors, title), e.categories, e.enclosures, e.image_url,
                 e.media, e.duration, e.transcripts,
             )))
+        self._keep_web_urls()
         authors, contacts = people.collect(self.people, title)
         if self.extra_contacts:
             known = {c.url.lower() for c in contacts}
