@@ -226,6 +226,13 @@ class _Crawl:
         if result.error_kind == "perimeter":
             not_checked = "perimeter"
             self._count_not_checked("perimeter")
+        elif result.throttled:
+            # 429 (or 503 + Retry-After) says when to ask, not whether the URL works: counted
+            # as not checked with its reason, never reported broken.
+            not_checked = "throttled"
+            self._count_not_checked("throttled")
+            after = result.headers.get("retry-after")
+            error = f"throttled: {result.status}" + (f" (Retry-After {after})" if after else "")
         else:
             self.stats.externals_checked += 1
         if not internal or "redirect" in kinds:

@@ -336,7 +336,10 @@ class CrawlFile:
             page_status, page_next = self._chain_pages([r[2] for r in redirects])
             ext = {
                 r[0]: (r[1], r[2], r[3])
-                for r in c.execute("SELECT url, status, final_url, hops FROM externals")
+                # A destination that was not checked (perimeter, throttled) has no status.
+                for r in c.execute(
+                    "SELECT url, status, final_url, hops FROM externals WHERE not_checked IS NULL"
+                )
             }
             updates = []
             for from_url, status, to_url in redirects:

@@ -245,3 +245,17 @@ def test_audit_rules_thresholds_are_configurable() -> None:
 
 def test_audit_pixel_width_wide_letters_run_out_first() -> None:
     assert text_width_px("W" * 30, 20) > text_width_px("i" * 30, 20) * 3
+
+
+@pytest.mark.parametrize("error", ["perimeter: 127.0.0.2 is loopback", "throttled: 429"])
+def test_audit_asset_not_checked_is_not_broken(error: str) -> None:
+    """An asset the perimeter refused, or whose server throttled us, was never judged."""
+    for rule_id, table, typ in (("broken-image", "images", "image"),
+                                ("broken-css", "resources", "css"),
+                                ("broken-js", "resources", "js"),
+                                ("broken-resource", "resources", "font")):
+        status = 429 if error.startswith("throttled") else None
+        asset = ResourceRow(U + "/x", typ, status, None, error=error)
+        assert list(CATALOGUE[rule_id].check(site(A, **{table: [asset]}), Thresholds())) == []
+        dead = ResourceRow(U + "/x", typ, None, None, error="connect: refused")
+        assert list(CATALOGUE[rule_id].check(site(A, **{table: [dead]}), Thresholds()))

@@ -10,7 +10,14 @@ from fairfetch.audit.view import ResourceRow, SiteView
 Out = Iterator[tuple[str, str] | str]
 
 
+#: Errors that say the asset was not checked (the perimeter refused it, or its server
+#: throttled us): counted under external-not-checked, not a verdict on the asset.
+NOT_CHECKED_ERRORS = ("perimeter:", "throttled:")
+
+
 def _broken(r: ResourceRow) -> bool:
+    if r.error is not None and r.error.startswith(NOT_CHECKED_ERRORS):
+        return False
     return (r.status is not None and r.status >= 400) or (r.status is None and bool(r.error))
 
 

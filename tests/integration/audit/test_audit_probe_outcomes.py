@@ -1,0 +1,110 @@
+"""What a status check ends as when the far end throttles, loops or does not answer.
+
+A small site of our own on 127.0.0.1 (port 0): its page links to, loads from and redirects to
+foreign hosts that answer 429, loop, or refuse connections.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+
+from fairfetch.audit.crawler import CrawlOptions, CrawlStats, crawl_site
+from fairfetch.audit.rules import run_rules
+from fairfetch.audit.view import load_view
+from fairfetch.config import Settings
+
+SITE = "mini-audit.test"
+BUSY = "busy-elsewhere.test"
+
+
+def _page(port: int) -> str:
+    busy = f"http://{BUSY}:{port}"
+    return (
+        "<!doctype html><html lang=en><head><title>Home of the mini audit site</title></head>"
+        "<body><h1>Home</h1>"
+        f'<a href="{busy}/hot">busy</a>'
+        f'<img src="{busy}/hot.png" alt="busy" width=1 height=1>'
+        '<a href="/go/busy">go busy</a>'
+        "</body></html>"
+    )
+
+
+@dataclass
+class MiniWeb:
+    port: int
+    seen: list[tuple[str, str, str]]
+
+    def url(self, host: str, path: str = "/") -> str:
+        return f"http://{host}:{self.port}{path}"
+
+
+@pytest.fixture
+async def mini_web() -> AsyncIterator[MiniWeb]:
+    seen: list[tuple[str, str, str]] = []
+    web_ = MiniWeb(0, seen)
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        host = request.headers.get("Host", "").rsplit(":", 1)[0]
+        seen.append((request.method, host, request.path))
+        if host == BUSY:
+            return web.Response(status=429, headers={"Retry-After": "3600"})
+        if host == SITE:
+            if request.path == "/":
+                return web.Response(text=_page(web_.port), content_type="text/html")
+            if request.path == "/go/busy":
+                raise web.HTTPMovedPermanently(f"http://{BUSY}:{web_.port}/item")
+        return web.Response(status=404)
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", handle)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    server = site._server
+    assert server is not None
+    web_.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    try:
+        yield web_
+    finally:
+        await runner.cleanup()
+
+
+async def _crawl(mini: MiniWeb, out: Path) -> CrawlStats:
+    settings = Settings(allow_networks=("127.0.0.1/32",), resolve=("*.test:127.0.0.1",))
+    return await crawl_site(
+        mini.url(SITE), out, settings, CrawlOptions(parse_process=False, use_sitemaps=False)
+    )
+
+
+async def test_audit_throttled_far_end_is_not_checked_never_broken(
+    mini_web: MiniWeb, tmp_path: Path
+) -> None:
+    """A 429 is an instruction about when to ask, not a verdict on the URL (same for 503 +
+    Retry-After): the link, the image and the redirect destination are counted as not checked,
+    with the reason, and no rule calls them broken."""
+    out = tmp_path / "mini.db"
+    stats = await _crawl(mini_web, out)
+    assert [h for m, h, p in mini_web.seen if h == BUSY]  # they were asked
+    db = sqlite3.connect(out)
+    rows = db.execute(
+        "SELECT url, via, checked_at, not_checked FROM externals ORDER BY url"
+    ).fetchall()
+    busy = [r for r in rows if f"//{BUSY}:" in r[0]]
+    assert [(r[1], r[2], r[3]) for r in busy] == [
+        ("link", None, "throttled"), ("image", None, "throttled"), ("redirect", None, "throttled")
+    ]
+    assert stats.not_checked == {"throttled": 3}
+    run = run_rules(load_view(db))
+    fired = {f.rule_id for f in run.findings}
+    assert not fired & {"broken-external-link", "broken-image", "redirect-to-error"}, fired
+    not_checked = {f.url: f.detail for f in run.findings if f.rule_id == "external-not-checked"}
+    assert set(not_checked) == {r[0] for r in busy}
+    assert set(not_checked.values()) == {"throttled"}
+
