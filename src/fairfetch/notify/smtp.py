@@ -47,6 +47,15 @@ class SmtpConfig:
         )
 
 
+#: Replies before the recipient is named: whatever their code, they say nothing about the reader.
+_REFUSED_US = (
+    aiosmtplib.SMTPConnectResponseError,
+    aiosmtplib.SMTPHeloError,
+    aiosmtplib.SMTPAuthenticationError,
+    aiosmtplib.SMTPSenderRefused,
+)
+
+
 @dataclass(frozen=True)
 class Attempt:
     """``outcome``: ``ok`` | ``temporary`` | ``permanent``; ``code`` None for connection trouble."""
@@ -93,6 +102,15 @@ class SmtpSession:
         except aiosmtplib.SMTPServerDisconnected as exc:
             await self._drop()
             return Attempt("temporary", None, f"disconnected: {exc}")
+        except _REFUSED_US as exc:
+            # a 5xx to our greeting, login or envelope sender is about our configuration, not
+            # the reader: every message would get it, so none may fail (nor flag an address)
+            # over it; it waits, with backoff, for the operator to fix it
+            await self._drop()
+            return Attempt(
+                "temporary", exc.code, f"server refused us ({type(exc).__name__}): "
+                f"{exc.code} {exc.message}"
+            )
         except aiosmtplib.SMTPResponseException as exc:
             await self._drop()
             return Attempt(classify_reply(exc.code), exc.code, f"{exc.code} {exc.message}")
