@@ -6,12 +6,14 @@ bad ``xmlUrl`` is reported and the others still count.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from lxml import etree
 
 from fairfetch.errors import InputError
+from fairfetch.feeds._encoding import strip_doctype
 
 _PARSER = etree.XMLParser(
     resolve_entities=False, no_network=True, recover=True, huge_tree=False, load_dtd=False
@@ -27,6 +29,9 @@ class Outline:
 
 def parse_opml(data: bytes, *, name: str = "OPML file") -> list[Outline]:
     """Every outline with an ``xmlUrl``, in document order (duplicates removed)."""
+    # libxml2 expands internal entities in attribute values whatever the parser options say,
+    # and an outline is all attributes: no DTD, no entities (a billion laughs in a title).
+    data, _ = strip_doctype(data)
     try:
         root = etree.fromstring(data, _PARSER)
     except etree.XMLSyntaxError as exc:
@@ -46,15 +51,27 @@ def parse_opml(data: bytes, *, name: str = "OPML file") -> list[Outline]:
     return out
 
 
+#: What XML 1.0 cannot hold: C0 controls but tab and line ends, surrogates, U+FFFE and U+FFFF.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_safe(text: str) -> str:
+    return _NOT_XML.sub("", text)
+
+
 def build_opml(
     feeds: Iterable[tuple[str, str | None, str | None]], *, title: str = "fairfetch"
 ) -> bytes:
-    """(url, title, html_url) triples to an OPML 2.0 document."""
+    """(url, title, html_url) triples to an OPML 2.0 document. Characters XML cannot hold are
+    dropped from every value: one odd stored title must not fail the whole export."""
     root = etree.Element("opml", version="2.0")
     head = etree.SubElement(root, "head")
     etree.SubElement(head, "title").text = title
     body = etree.SubElement(root, "body")
-    for url, feed_title, html_url in feeds:
+    for url, raw_title, raw_html_url in feeds:
+        url = _xml_safe(url)
+        feed_title = _xml_safe(raw_title) if raw_title else None
+        html_url = _xml_safe(raw_html_url) if raw_html_url else None
         attrs = {"type": "rss", "text": feed_title or url, "xmlUrl": url}
         if feed_title:
             attrs["title"] = feed_title

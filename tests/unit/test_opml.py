@@ -1,0 +1,63 @@
+"""OPML import and export (fairfetch.opml): pure bytes in, outlines out, and back."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fairfetch.errors import InputError
+from fairfetch.opml import Outline, build_opml, parse_opml
+
+
+def test_opml_outlines_in_order_with_their_category_and_no_duplicates() -> None:
+    data = b"""<?xml version="1.0"?><opml version="2.0"><head><title>x</title></head><body>
+    <outline text="Tech"><outline text="A" xmlUrl="https://a.example/feed"/>
+      <outline text="B" title="Bee" xmlUrl=" https://b.example/rss "/></outline>
+    <outline text="A again" xmlUrl="https://a.example/feed"/>
+    <outline text="folder without feeds"/>
+    </body></opml>"""
+    assert parse_opml(data) == [
+        Outline("https://a.example/feed", "A", "Tech"),
+        Outline("https://b.example/rss", "Bee", "Tech"),
+    ]
+
+
+@pytest.mark.parametrize("data", [b"", b"<html><body>no</body></html>", b"\x00\x01garbage"])
+def test_opml_not_an_opml_document_names_the_file(data: bytes) -> None:
+    with pytest.raises(InputError) as err:
+        parse_opml(data, name="subs.opml")
+    assert "subs.opml" in str(err.value)
+
+
+def test_opml_entities_are_not_expanded() -> None:
+    laughs = b"""<?xml version="1.0"?><!DOCTYPE opml [<!ENTITY a "aaaaaaaaaa">
+    <!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">
+    <!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;"><!ENTITY e "&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;">]>
+    <opml version="2.0"><body><outline text="&e;" xmlUrl="https://a.example/feed"/></body></opml>"""
+    [outline] = parse_opml(laughs)
+    assert outline.url == "https://a.example/feed"
+    assert len(outline.title or "") < 1000
+
+
+def test_opml_export_of_titles_xml_cannot_hold_still_reads_back() -> None:
+    """A stored title may hold characters XML 1.0 forbids (a JSON Feed can carry U+FFFE or
+    an escape character): the export drops them instead of failing the whole directory."""
+    feeds = [
+        ("https://a.example/feed", "caf\u00e9 \ufffe\x1b\x0b ok", "https://a.example/"),
+        ("https://b.example/feed", "lone \ud800 half", None),
+        ("https://c.example/feed", None, None),
+    ]
+    back = parse_opml(build_opml(feeds))
+    assert back == [
+        Outline("https://a.example/feed", "caf\u00e9  ok", None),
+        Outline("https://b.example/feed", "lone  half", None),
+        Outline("https://c.example/feed", "https://c.example/feed", None),
+    ]
+
+
+@given(st.lists(st.tuples(st.text(min_size=1), st.one_of(st.none(), st.text())), max_size=5))
+def test_opml_export_never_fails_and_keeps_every_feed(rows: list[tuple[str, str | None]]) -> None:
+    feeds = [(f"https://f{i}.example/{u}", title, None) for i, (u, title) in enumerate(rows)]
+    back = parse_opml(build_opml(feeds))
+    assert len(back) == len(feeds)
