@@ -190,7 +190,7 @@ def _broken(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[
         "SELECT f.url, l.to_url, 'external', e.status, e.error, l.anchor, l.location FROM links l "
         "JOIN pages f ON f.id = l.from_id JOIN externals e ON e.url = l.to_url "
         "WHERE l.internal = 0 AND e.not_checked IS NULL AND (e.status >= 400 OR "
-        "(e.status IS NULL AND e.error IS NOT NULL)) ORDER BY f.id, l.seq"
+        "e.error IS NOT NULL) ORDER BY f.id, l.seq"
     )
 
 

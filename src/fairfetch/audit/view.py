@@ -79,6 +79,8 @@ class RedirectRow:
     final_status: int | None = None
     hops: int = 1
     loop: bool = False
+    #: Why the status check of ``to_url`` got no page (a loop on the far side, no answer).
+    far_error: str | None = None
 
 
 @dataclass(slots=True)
@@ -264,13 +266,14 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
     ).fetchall()
     redirects = []
     for r in conn.execute(
-        "SELECT from_url, status, to_url, to_internal, to_status, final_url, final_status, "
-        "chain, loop FROM redirects ORDER BY rowid"
+        "SELECT r.from_url, r.status, r.to_url, r.to_internal, r.to_status, r.final_url, "
+        "r.final_status, r.chain, r.loop, e.error FROM redirects r LEFT JOIN externals e "
+        "ON e.url = r.to_url AND e.not_checked IS NULL ORDER BY r.rowid"
     ):
         chain = _loads_list(r[7])
         hops = max(1, len([c for c in chain if c.get("status") and 300 <= c["status"] < 400]))
         redirects.append(
-            RedirectRow(r[0], r[1], r[2], bool(r[3]), r[4], r[5], r[6], hops, bool(r[8]))
+            RedirectRow(r[0], r[1], r[2], bool(r[3]), r[4], r[5], r[6], hops, bool(r[8]), r[9])
         )
     sources: dict[str, list[str]] = {}
     counts: dict[str, int] = {}

@@ -6,6 +6,8 @@ foreign hosts that answer 429, loop, or refuse connections.
 
 from __future__ import annotations
 
+import csv
+import socket
 import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -15,12 +17,15 @@ import pytest
 from aiohttp import web
 
 from fairfetch.audit.crawler import CrawlOptions, CrawlStats, crawl_site
+from fairfetch.audit.export import export_crawl
 from fairfetch.audit.rules import run_rules
 from fairfetch.audit.view import load_view
 from fairfetch.config import Settings
 
 SITE = "mini-audit.test"
 BUSY = "busy-elsewhere.test"
+LOOPS = "loops-elsewhere.test"
+DEAD = "dead-elsewhere.test"
 
 
 def _page(port: int) -> str:
@@ -31,6 +36,9 @@ def _page(port: int) -> str:
         f'<a href="{busy}/hot">busy</a>'
         f'<img src="{busy}/hot.png" alt="busy" width=1 height=1>'
         '<a href="/go/busy">go busy</a>'
+        f'<a href="http://{LOOPS}:{port}/a">loops</a>'
+        '<a href="/go/loop">go loop</a>'
+        '<a href="/go/dead">go dead</a>'
         "</body></html>"
     )
 
@@ -39,6 +47,7 @@ def _page(port: int) -> str:
 class MiniWeb:
     port: int
     seen: list[tuple[str, str, str]]
+    dead_port: int = 0
 
     def url(self, host: str, path: str = "/") -> str:
         return f"http://{host}:{self.port}{path}"
@@ -54,11 +63,17 @@ async def mini_web() -> AsyncIterator[MiniWeb]:
         seen.append((request.method, host, request.path))
         if host == BUSY:
             return web.Response(status=429, headers={"Retry-After": "3600"})
+        if host == LOOPS:
+            raise web.HTTPMovedPermanently("/b" if request.path == "/a" else "/a")
         if host == SITE:
             if request.path == "/":
                 return web.Response(text=_page(web_.port), content_type="text/html")
             if request.path == "/go/busy":
                 raise web.HTTPMovedPermanently(f"http://{BUSY}:{web_.port}/item")
+            if request.path == "/go/loop":
+                raise web.HTTPMovedPermanently(f"http://{LOOPS}:{web_.port}/a")
+            if request.path == "/go/dead":
+                raise web.HTTPMovedPermanently(f"http://{DEAD}:{web_.dead_port}/product")
         return web.Response(status=404)
 
     app = web.Application()
@@ -70,9 +85,14 @@ async def mini_web() -> AsyncIterator[MiniWeb]:
     server = site._server
     assert server is not None
     web_.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    # Bound and not listening: connections to it are refused while we hold it.
+    dead = socket.socket()
+    dead.bind(("127.0.0.1", 0))
+    web_.dead_port = dead.getsockname()[1]
     try:
         yield web_
     finally:
+        dead.close()
         await runner.cleanup()
 
 
@@ -102,9 +122,38 @@ async def test_audit_throttled_far_end_is_not_checked_never_broken(
     ]
     assert stats.not_checked == {"throttled": 3}
     run = run_rules(load_view(db))
-    fired = {f.rule_id for f in run.findings}
-    assert not fired & {"broken-external-link", "broken-image", "redirect-to-error"}, fired
+    judged = [f for f in run.findings
+              if f.rule_id in {"broken-external-link", "broken-image", "redirect-to-error"}
+              and BUSY in f.url + f.detail]
+    assert judged == []
     not_checked = {f.url: f.detail for f in run.findings if f.rule_id == "external-not-checked"}
     assert set(not_checked) == {r[0] for r in busy}
     assert set(not_checked.values()) == {"throttled"}
 
+
+
+async def test_audit_far_end_that_never_serves_a_page_is_reported(
+    mini_web: MiniWeb, tmp_path: Path
+) -> None:
+    """A link into a foreign redirect loop, and a redirect to a loop or to a host that does
+    not answer, lead nowhere: they are findings, not silence."""
+    out = tmp_path / "mini.db"
+    await _crawl(mini_web, out)
+    run = run_rules(load_view(sqlite3.connect(out)))
+    by_rule: dict[str, list[str]] = {}
+    for f in run.findings:
+        by_rule.setdefault(f.rule_id, []).append(f"{f.url} {f.detail}")
+    broken = by_rule.get("broken-external-link", [])
+    assert any(f"//{LOOPS}:{mini_web.port}/a" in d and "loop" in d for d in broken), broken
+    to_error = by_rule.get("redirect-to-error", [])
+    assert any(d.startswith(mini_web.url(SITE, "/go/loop ")) and "loop" in d
+               for d in to_error), to_error
+    assert any(d.startswith(mini_web.url(SITE, "/go/dead ")) and "connect" in d
+               for d in to_error), to_error
+    assert not any("/go/busy" in d for d in to_error)
+    # The Broken Links sheet agrees with the rule.
+    export_crawl(out, csv_dir=tmp_path / "csv")
+    with (tmp_path / "csv" / "broken_links.csv").open(encoding="utf-8") as fh:
+        targets = [row[1] for row in csv.reader(fh)][1:]
+    assert f"http://{LOOPS}:{mini_web.port}/a" in targets
+    assert not any(BUSY in t for t in targets)

@@ -259,3 +259,31 @@ def test_audit_asset_not_checked_is_not_broken(error: str) -> None:
         assert list(CATALOGUE[rule_id].check(site(A, **{table: [asset]}), Thresholds())) == []
         dead = ResourceRow(U + "/x", typ, None, None, error="connect: refused")
         assert list(CATALOGUE[rule_id].check(site(A, **{table: [dead]}), Thresholds()))
+
+
+def test_audit_far_end_without_a_page_is_dead() -> None:
+    """A chain that never reaches a page (a loop or no answer on the far side) is reported;
+    a far end that was not checked, or an internal loop (redirect-loop's), is not."""
+    loop = "redirect: redirect loop back to http://shop.test/a"
+    link = ExternalRow("http://shop.test/a", "link", 301, loop, sources=[A.url])
+    fired = list(CATALOGUE["broken-external-link"].check(site(A, externals=[link]), Thresholds()))
+    assert [(f.url, f.detail) for f in fired] == [(A.url, f"http://shop.test/a ({loop})")]
+    ok = ExternalRow("http://shop.test/b", "link", 301, None, sources=[A.url])
+    fine = site(A, externals=[ok])
+    assert list(CATALOGUE["broken-external-link"].check(fine, Thresholds())) == []
+
+    def redirects(*rows: RedirectRow) -> list[str]:
+        found = CATALOGUE["redirect-to-error"].check(site(A, redirects=list(rows)), Thresholds())
+        return [f.url for f in found]
+
+    dead = "connect: ClientConnectorError: refused"
+    assert redirects(
+        RedirectRow(U + "/go/loop", 301, "http://shop.test/a", False, 301, "http://shop.test/a",
+                    301, far_error=loop),
+        RedirectRow(U + "/go/dead", 301, "http://gone.test/", False, None, "http://gone.test/",
+                    None, far_error=dead),
+        RedirectRow(U + "/go/fine", 301, "http://shop.test/p", False, 200, "http://shop.test/p",
+                    200),
+        RedirectRow(U + "/go/unchecked", 301, "http://far.test/", False),
+        RedirectRow(U + "/x", 301, U + "/y", True, 301, U + "/x", None, loop=True),
+    ) == [U + "/go/loop", U + "/go/dead"]

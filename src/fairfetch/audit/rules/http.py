@@ -25,8 +25,13 @@ def broken_external(site: SiteView, t: Thresholds) -> Out:
     for e in site.externals:
         if e.via != "link" or e.not_checked:
             continue
-        if e.status is None or e.status >= 400:
-            what = str(e.status) if e.status is not None else (e.error or "no response")
+        # An error with a 3xx status is a chain that never reached a page (a loop, too many
+        # hops, a bad Location): as dead as a 404.
+        if e.status is None or e.status >= 400 or e.error:
+            if e.status is not None and e.status >= 400:
+                what = str(e.status)
+            else:
+                what = e.error or "no response"
             for src in e.sources or [e.url]:
                 yield src, f"{e.url} ({what})"
 
@@ -80,13 +85,16 @@ def redirect_loop(site: SiteView, t: Thresholds) -> Out:
 
 @rule("redirect-to-error", "http", "error", "Redirect to a 4xx/5xx destination",
       explanation="The redirect lands on a page that does not exist (an affiliate product "
-      "pulled, a moved page deleted): the link on your site is dead.",
+      "pulled, a moved page deleted), or on nothing at all (the far end does not answer, or "
+      "redirects in a loop): the link on your site is dead.",
       fix="Point the redirect at a live page, or remove it and the links to it.")
 def redirect_to_error(site: SiteView, t: Thresholds) -> Out:
     for r in site.redirects:
         end = r.final_status if r.final_status is not None else r.to_status
         if end is not None and end >= 400:
             yield r.from_url, f"{r.final_url or r.to_url} ({end})"
+        elif r.far_error and not r.loop:
+            yield r.from_url, f"{r.to_url} ({r.far_error})"
 
 
 @rule("redirect-temporary", "http", "notice", "Temporary redirect",
