@@ -19,6 +19,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fairfetch.config import Settings
 from fairfetch.errors import FairfetchError, InputError, NotFoundError
@@ -72,6 +73,32 @@ class _SecurityHeaders(BaseHTTPMiddleware):
         response.headers.setdefault("Referrer-Policy", "no-referrer")
         response.headers.setdefault("X-Frame-Options", "DENY")
         return response
+
+
+class _HeadAsGet:
+    """HEAD answered wherever GET is, with the GET's status and headers and no body.
+
+    RFC 9110 §9.1 asks every general-purpose server for HEAD, and uptime monitors and link
+    checkers ask with it; FastAPI routes declared GET answer HEAD with 405, which reads as
+    "down". Only GET is ever run, so a HEAD can never reach a writing action.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
 
 
 def _wants_html(request: Request) -> bool:
@@ -161,6 +188,7 @@ def create_app(settings: Settings, store: SqlStore, crawler: Any = None) -> Fast
     )
     metrics.start()
     app.add_middleware(_SecurityHeaders)
+    app.add_middleware(_HeadAsGet)
     _install_errors(app)
     app.include_router(pages.router)
     app.include_router(api.router, prefix="/api/v1")
