@@ -161,6 +161,9 @@ class CrawlFile:
             raise AuditError(f"crawl file {str(self.path)!r} does not exist")
         try:
             self.conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            # Before anything writes (WAL mode, the schema): another database given by mistake
+            # (the directory's fairfetch.db, say) is refused and left exactly as it was.
+            self._check_crawl_file(empty_ok=create)
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("PRAGMA busy_timeout=30000")
@@ -174,15 +177,28 @@ class CrawlFile:
                     "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
                     (SCHEMA_VERSION,),
                 )
-            else:
-                self._check_schema()
         except sqlite3.DatabaseError as exc:
+            self._close_quietly()
             raise AuditError(f"crawl file {str(self.path)!r}: {exc}") from None
+        except AuditError:
+            self._close_quietly()
+            raise
 
-    def _check_schema(self) -> None:
-        row = self.conn.execute(
-            "SELECT value FROM meta WHERE key='schema_version'"
-        ).fetchone()
+    def _close_quietly(self) -> None:
+        conn = getattr(self, "conn", None)
+        if conn is not None:
+            conn.close()
+
+    def _check_crawl_file(self, *, empty_ok: bool) -> None:
+        """A crawl file has ``meta.schema_version``; an empty database may become one."""
+        tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master")}
+        if not tables and empty_ok:
+            return
+        row = (
+            self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if "meta" in tables
+            else None
+        )
         if row is None:
             raise AuditError(f"{str(self.path)!r} is not a fairfetch crawl file")
 
