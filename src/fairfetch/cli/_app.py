@@ -39,8 +39,11 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-console = Console()
-err_console = Console(stderr=True)
+# Soft wrap: a line of output is one fact ("added URL", "invalid 'URL': why") and scripts read
+# it line by line; rich would otherwise cut long URLs at 80 columns whenever stdout is a pipe.
+# Tables are laid out to the width as before.
+console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 
 @dataclass
