@@ -201,10 +201,12 @@ async def add(request: Request, body: AddFeed) -> Any:
             {"detail": f"{body.url!r}: {outcome.problem}", "discovered": outcome.discovered},
             status_code=422,
         )
-    details = await asyncio.to_thread(ctx.store.feed_details, outcome.feed.id)
+    feed = outcome.feed
+    details = await asyncio.to_thread(ctx.store.feed_details, feed.id)
+    state = await asyncio.to_thread(shared_websub, ctx.store, feed)
     content = {
         "created": outcome.created,
-        "feed": feed_document(outcome.feed, details),
+        "feed": feed_document(feed, details, state),
         "discovered": outcome.discovered,
         "problem": outcome.problem,
     }
@@ -224,8 +226,9 @@ async def refresh(request: Request, feed_id: FeedId) -> Any:
     summary = await actions.refresh_feed(ctx.store, ctx.settings, ctx.crawler, feed.id)
     feed = await asyncio.to_thread(ctx.store.get_feed, feed.id)
     details = await asyncio.to_thread(ctx.store.feed_details, feed.id)
+    state = await asyncio.to_thread(shared_websub, ctx.store, feed)
     as_dict = summary.as_dict() if hasattr(summary, "as_dict") else {}
-    return {"feed": feed_document(feed, details), "summary": jsonable(as_dict)}
+    return {"feed": feed_document(feed, details, state), "summary": jsonable(as_dict)}
 
 
 @router.delete(
