@@ -159,7 +159,7 @@ def feed_entries(request: Request, feed_id: FeedId, page: Page = 1, per_page: Pe
     }
 
 
-@router.get("/entries", response_model=EntryList, responses=_READ_ERRORS, summary="Entries")
+@router.get("/entries", response_model=EntryList, responses=_FEED_ERRORS, summary="Entries")
 def entries(
     request: Request,
     feed_id: Annotated[int | None, Query(ge=1, le=2**63 - 1)] = None,
@@ -167,6 +167,8 @@ def entries(
     per_page: PerPage = 50,
 ) -> Any:
     ctx = ctx_of(request)
+    if feed_id is not None:
+        ctx.store.get_feed(feed_id)  # an unknown feed is a 404, not "no entries"
     result = repo.list_entries(
         ctx.store, feed_id=feed_id, limit=per_page, offset=(page - 1) * per_page
     )
