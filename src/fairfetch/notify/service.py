@@ -159,8 +159,31 @@ async def _deliver(
     now: datetime,
     report: SendReport,
     contexts: dict[int, dict[str, Any]] | None = None,
+    claims: repo.OutboxClaims | None = None,
 ) -> bool:
-    """One outbox row. Returns False when the pass should stop (temporary failure)."""
+    """One outbox row. Returns False when the pass should stop (temporary failure).
+
+    With ``claims``, a row another sender is sending (or has sent since it was read) is skipped.
+    """
+    if claims is None:
+        return await _deliver_claimed(store, settings, session, row, now, report, contexts)
+    if not claims.claim(row["id"], now):
+        return True
+    try:
+        return await _deliver_claimed(store, settings, session, row, now, report, contexts)
+    finally:
+        claims.release(row["id"])
+
+
+async def _deliver_claimed(
+    store: SqlStore,
+    settings: Settings,
+    session: SmtpSession,
+    row: dict[str, Any],
+    now: datetime,
+    report: SendReport,
+    contexts: dict[int, dict[str, Any]] | None = None,
+) -> bool:
     if row["reader_id"] in report.flagged_readers:
         row = {**row, "flagged_at": now}
     prep = _prepare(store, settings, row, now, contexts)
@@ -225,11 +248,14 @@ async def send_due(
     report = SendReport()
     session = SmtpSession(SmtpConfig.parse(settings.smtp_url), timeout=opts.smtp_timeout)
     pacer = _Pacer(opts.rate)
+    claims = repo.OutboxClaims(store)
+    last_id: int | None = None
     try:
         while True:
             at = now or _utcnow()
             rows = repo.due_outbox(
-                store, at, opts.batch, ids=sorted(only_ids) if only_ids is not None else None
+                store, at, opts.batch, ids=sorted(only_ids) if only_ids is not None else None,
+                after_id=last_id,
             )
             if not rows:
                 break
@@ -239,15 +265,17 @@ async def send_due(
             for row in rows:
                 if should_stop is not None and should_stop():
                     return report
+                last_id = row["id"]
                 await pacer.wait()
                 ok = await _deliver(
-                    store, settings, session, row, now or _utcnow(), report, contexts
+                    store, settings, session, row, now or _utcnow(), report, contexts, claims
                 )
                 if not ok:
                     return report
             if only_ids is not None:
                 break
     finally:
+        claims.close()
         await session.aclose()
     return report
 

@@ -3,6 +3,7 @@ row's fate (sent and charged, failed for now, failed for good, cancelled)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -26,9 +27,17 @@ from fairfetch.store.tables_notify import (
 
 
 def due_outbox(
-    store: SqlStore, now: datetime, limit: int, *, ids: Sequence[int] | None = None
+    store: SqlStore,
+    now: datetime,
+    limit: int,
+    *,
+    ids: Sequence[int] | None = None,
+    after_id: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Pending rows due now, oldest first (by insertion), so a backlog drains in order."""
+    """Pending rows due now, oldest first (by insertion), so a backlog drains in order.
+
+    ``after_id``: only rows past it (a pass moves forward, past rows another sender holds).
+    """
     q = (
         sa.select(
             notify_outbox,
@@ -43,8 +52,89 @@ def due_outbox(
     )
     if ids is not None:
         q = q.where(notify_outbox.c.id.in_(list(ids) or [-1]))
+    if after_id is not None:
+        q = q.where(notify_outbox.c.id > after_id)
     with store.engine.connect() as conn:
         return [dict(r) for r in conn.execute(q).mappings()]
+
+
+#: First key of the PostgreSQL advisory locks that claim outbox rows (the second is the row id).
+_ADVISORY_NS = 0x6E6F7466  # "notf"
+
+#: SQLite: rows being sent by a sender in this process, per database (multi-process SQLite is
+#: not supported; threads of one process are: the web app's confirmation mail beside ``run``).
+_LOCAL_CLAIMS: set[tuple[str, int]] = set()
+_LOCAL_LOCK = threading.Lock()
+
+
+class OutboxClaims:
+    """One sender pass's claims on outbox rows, so two senders never both send a row.
+
+    A row is sent only by the sender that claimed it, and only if it is still pending and due
+    once claimed (another sender may have sent it since it was read). On PostgreSQL a claim is a
+    session advisory lock on a connection of this pass: it is released when the row is settled,
+    and by the server if the process dies, so a crash delays nothing. On SQLite it is a mark in
+    this process. The claim is held from before the SMTP dialogue until after the row is marked.
+    """
+
+    def __init__(self, store: SqlStore) -> None:
+        self.store = store
+        self._key = store.engine.url.render_as_string(hide_password=True)
+        self._conn: sa.Connection | None = None
+        self._held: set[int] = set()
+        if store.engine.dialect.name == "postgresql":
+            self._conn = store.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+
+    def claim(self, outbox_id: int, now: datetime) -> bool:
+        """True when this pass now owns the row and it still is pending and due at ``now``."""
+        if self._conn is not None:
+            got = self._conn.execute(
+                sa.text("SELECT pg_try_advisory_lock(:ns, :id)"),
+                {"ns": _ADVISORY_NS, "id": outbox_id},
+            ).scalar()
+            if not got:
+                return False
+        else:
+            with _LOCAL_LOCK:
+                if (self._key, outbox_id) in _LOCAL_CLAIMS:
+                    return False
+                _LOCAL_CLAIMS.add((self._key, outbox_id))
+        self._held.add(outbox_id)
+        with self.store.engine.connect() as conn:
+            still = conn.execute(
+                sa.select(notify_outbox.c.id).where(
+                    notify_outbox.c.id == outbox_id,
+                    notify_outbox.c.status == "pending",
+                    notify_outbox.c.due_at <= now,
+                )
+            ).first()
+        if still is None:
+            self.release(outbox_id)
+            return False
+        return True
+
+    def release(self, outbox_id: int) -> None:
+        if outbox_id not in self._held:
+            return
+        self._held.discard(outbox_id)
+        if self._conn is not None:
+            self._conn.execute(
+                sa.text("SELECT pg_advisory_unlock(:ns, :id)"),
+                {"ns": _ADVISORY_NS, "id": outbox_id},
+            )
+        else:
+            with _LOCAL_LOCK:
+                _LOCAL_CLAIMS.discard((self._key, outbox_id))
+
+    def close(self) -> None:
+        for outbox_id in list(self._held):
+            try:
+                self.release(outbox_id)
+            except sa.exc.SQLAlchemyError:
+                break  # the connection is gone, and its locks with it
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
 
 
 def count_pending(store: SqlStore) -> dict[str, int]:

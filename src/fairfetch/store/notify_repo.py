@@ -17,6 +17,7 @@ from fairfetch.store.notify_credits import (
     record_sink,
 )
 from fairfetch.store.notify_delivery import (
+    OutboxClaims,
     balances,
     cancel,
     count_pending,
@@ -48,6 +49,7 @@ from fairfetch.store.notify_subscriptions import (
 
 __all__ = [
     "CONFIRM_RESEND_AFTER",
+    "OutboxClaims",
     "Subscribed",
     "balances",
     "cancel",

@@ -1,0 +1,80 @@
+"""Two senders at once (the web app's confirmation mail beside ``run``'s notifier pass, or a cron
+``notify send-due`` beside ``run`` on PostgreSQL) must not both send a row: each notification
+reaches the reader once.
+
+Deterministic interleaving, no sleeps: sender A's SMTP server runs sender B's whole pass (to a
+second SMTP server) while A's first message is on the wire, so B reads the same pending rows A
+read and works while A holds one in flight."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+
+from fairfetch.notify.service import SendReport, send_due
+from fairfetch.notify.sink import LoopbackController
+
+from .conftest import FAST, T0, ScriptedHandler, SmtpServer
+
+
+@pytest.fixture
+def second_smtp_server() -> Iterator[SmtpServer]:
+    handler = ScriptedHandler()
+    ctl = LoopbackController(handler, hostname="127.0.0.1", port=0)
+    ctl.start()
+    try:
+        yield SmtpServer(handler, int(ctl.port))
+    finally:
+        ctl.stop()
+
+
+async def test_notify_two_senders_at_once_send_each_row_once(
+    any_world, smtp_server, second_smtp_server
+):
+    w = any_world
+    fid = w.add_feed("https://a.example.test/feed")
+    w.subscribe("ana@example.test", fid)
+    w.subscribe("bob@example.test", fid, mode="daily", hour=8)
+    w.write(fid, [w.entry(f"item {i}") for i in range(3)], at=T0 + timedelta(minutes=1))
+    now = T0 + timedelta(days=1)  # the digest issue (08:00 on T0) is due too
+    due = [r for r in w.outbox() if r["status"] == "pending"]
+    assert len(due) == 4  # three real-time mails, one digest issue
+
+    settings_a = w.settings.replace(smtp_url=smtp_server.url)
+    settings_b = w.settings.replace(smtp_url=second_smtp_server.url)
+    b_report: list[SendReport] = []
+    b_failed: list[BaseException] = []
+
+    def run_b() -> None:
+        try:
+            b_report.append(asyncio.run(send_due(w.store, settings_b, now, options=FAST)))
+        except BaseException as exc:  # surfaced by the assertions below
+            b_failed.append(exc)
+
+    def while_a_in_flight(_got) -> None:
+        if len(smtp_server.handler.accepted) == 0 and not b_report and not b_failed:
+            t = threading.Thread(target=run_b)
+            t.start()
+            t.join(timeout=120)
+
+    smtp_server.handler.on_data = while_a_in_flight
+    a = await send_due(w.store, settings_a, now, options=FAST)
+    assert b_failed == []
+    assert len(b_report) == 1
+    b = b_report[0]
+
+    delivered = Counter(
+        (r.rcpt, str(r.msg["Subject"]))
+        for r in smtp_server.accepted + second_smtp_server.accepted
+    )
+    assert len(delivered) == 4  # every notification reached its reader
+    assert set(delivered.values()) == {1}  # and none twice
+    assert a.sent + b.sent == 4
+    assert a.sent >= 1  # A's in-flight row stayed A's: B did not take it
+    assert b.sent >= 1  # B was not idle: it sent what A had not started
+    assert {r["status"] for r in w.outbox() if r["kind"] != "confirm"} == {"sent"}
