@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import urljoin, urlsplit
+
+from yarl import URL
 
 from fairfetch.net.politeness import registrable_domain as _registrable_domain
 
@@ -19,33 +21,39 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def normalize(url: str) -> str | None:
-    """Canonical form: lower-case scheme and host, no default port, no fragment, path "/" at least.
+    """Canonical form: the request the fetch engine makes, spelled one way.
 
-    Returns None for what a crawler cannot fetch (mailto:, javascript:, data:, no host).
+    yarl (what the fetch engine sends) decides the escaping: percent-escapes of unreserved
+    characters decoded, hex in upper case, non-ASCII and unsafe characters escaped, IDN hosts
+    in punycode; on top of it: no default port, no fragment, no empty query, no userinfo, path
+    "/" at least, an IPv6 host in brackets. Returns None for what a crawler cannot fetch
+    (mailto:, javascript:, data:, no host, a bad port).
     """
     try:
-        parts = urlsplit(url.strip())
-    except ValueError:
-        return None
-    scheme = parts.scheme.lower()
-    if scheme not in _DEFAULT_PORTS:
-        return None
-    try:
-        host = (parts.hostname or "").rstrip(".")
-        port = parts.port
-    except ValueError:
+        u = URL(url.strip())
+        scheme = u.scheme
+        if scheme not in _DEFAULT_PORTS:
+            return None
+        host = (u.raw_host or "").rstrip(".")
+        port = u.explicit_port
+        path = u.raw_path or "/"
+        query = u.raw_query_string
+    except (ValueError, TypeError, UnicodeError):
         return None
     if not host:
         return None
+    if ":" in host:
+        host = f"[{host}]"
     netloc = host if port is None or port == _DEFAULT_PORTS[scheme] else f"{host}:{port}"
-    path = parts.path or "/"
-    return urlunsplit((scheme, netloc, path, parts.query, ""))
+    return f"{scheme}://{netloc}{path}?{query}" if query else f"{scheme}://{netloc}{path}"
 
 
-#: What sends an absolute path to the general resolver: dot segments, backslashes browsers
-#: treat as slashes, whitespace (str.strip's set: \s is the same Unicode class) to strip, and
-#: ";" (urljoin drops an empty ";params"): the two paths must spell every URL alike.
-_SLOW_PATH_RE = re.compile(r"[\s\\;]")  # and "/." (a substring test: half the cost)
+#: An absolute path made only of these takes the fast path: yarl sends such a path and query
+#: as written (RFC 3986's unreserved and sub-delims, ":", "@", "/", "?"; the fragment is cut).
+#: Anything else goes to the general resolver: "%", non-ASCII, whitespace (to strip), quotes
+#: and brackets (yarl escapes them), ";" (urljoin drops an empty ";params"), backslashes
+#: (browsers read them as slashes). The two paths must spell every URL alike.
+_SLOW_PATH_RE = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,=:@/?#]")  # and "/." (a substring test)
 
 
 def origin_of(url: str) -> str:

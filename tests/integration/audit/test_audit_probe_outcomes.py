@@ -43,6 +43,13 @@ def _page(port: int) -> str:
     )
 
 
+V6_PAGE = (
+    "<!doctype html><html lang=en><head><title>IPv6 literals</title></head><body>"
+    '<a href="http://[::1]:{port}/x">loopback v6</a><a href="http://[FD00::1]/">private v6</a>'
+    '<img src="http://[fd00::2]/i.png" alt="v6"></body></html>'
+)
+
+
 @dataclass
 class MiniWeb:
     port: int
@@ -68,6 +75,8 @@ async def mini_web() -> AsyncIterator[MiniWeb]:
         if host == SITE:
             if request.path == "/":
                 return web.Response(text=_page(web_.port), content_type="text/html")
+            if request.path == "/v6":
+                return web.Response(text=V6_PAGE.format(port=web_.port), content_type="text/html")
             if request.path == "/go/busy":
                 raise web.HTTPMovedPermanently(f"http://{BUSY}:{web_.port}/item")
             if request.path == "/go/loop":
@@ -96,10 +105,11 @@ async def mini_web() -> AsyncIterator[MiniWeb]:
         await runner.cleanup()
 
 
-async def _crawl(mini: MiniWeb, out: Path) -> CrawlStats:
+async def _crawl(mini: MiniWeb, out: Path, path: str = "/") -> CrawlStats:
     settings = Settings(allow_networks=("127.0.0.1/32",), resolve=("*.test:127.0.0.1",))
     return await crawl_site(
-        mini.url(SITE), out, settings, CrawlOptions(parse_process=False, use_sitemaps=False)
+        mini.url(SITE, path), out, settings,
+        CrawlOptions(parse_process=False, use_sitemaps=False),
     )
 
 
@@ -157,3 +167,23 @@ async def test_audit_far_end_that_never_serves_a_page_is_reported(
         targets = [row[1] for row in csv.reader(fh)][1:]
     assert f"http://{LOOPS}:{mini_web.port}/a" in targets
     assert not any(BUSY in t for t in targets)
+
+
+async def test_audit_ipv6_literal_links_are_refused_not_fatal(
+    mini_web: MiniWeb, tmp_path: Path
+) -> None:
+    """A link to an IPv6 literal kept its brackets: it was stored as "http://::1:PORT/x",
+    which the fetch engine cannot parse, and the status check's error ended the whole crawl.
+    Loopback and private IPv6 are outside the perimeter: refused, counted, never connected."""
+    out = tmp_path / "v6.db"
+    stats = await _crawl(mini_web, out, "/v6")
+    db = sqlite3.connect(out)
+    rows = db.execute("SELECT url, via, not_checked FROM externals ORDER BY rowid").fetchall()
+    assert rows == [
+        (f"http://[::1]:{mini_web.port}/x", "link", "perimeter"),
+        ("http://[fd00::1]/", "link", "perimeter"),
+        ("http://[fd00::2]/i.png", "image", "perimeter"),
+    ]
+    assert stats.not_checked == {"perimeter": 3}
+    assert {h for _m, h, _p in mini_web.seen} == {SITE}
+    assert db.execute("SELECT value FROM meta WHERE key = 'finished_at'").fetchone()
