@@ -25,8 +25,10 @@ class _Group(TyperGroup):
             return super().invoke(ctx)
         except FairfetchError as exc:
             # The message is data (it may hold brackets): escaped, and never wrapped mid-URL.
+            # One line, even when a driver's reason spans several (libpq's does).
+            message = " ".join(part.strip() for part in str(exc).splitlines() if part.strip())
             err_console.print(
-                f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True
+                f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True
             )
             raise typer.Exit(2) from None
 

@@ -65,3 +65,17 @@ def test_cli_one_line_error_for_a_long_input(db: str) -> None:
     r = CliRunner().invoke(app, ["feeds", "import", missing])
     assert r.exit_code == 2
     assert _lines(r.stderr) == [f"error: {missing!r}: cannot read (No such file or directory)"]
+
+
+def test_cli_database_that_refuses_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """libpq explains a refused connection over two lines; the error stays one line, names
+    the database (password masked) and keeps the reason."""
+    url = "postgresql+psycopg://reader:hunter2@127.0.0.1:1/directory"  # nothing listens on :1
+    monkeypatch.delenv("FAIRFETCH_DB", raising=False)
+    r = CliRunner().invoke(app, ["--db", url, "feeds", "list"])
+    assert r.exit_code == 2
+    lines = [line for line in _lines(r.stderr) if line]
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("error: database 'postgresql+psycopg://reader:***@127.0.0.1:1/")
+    assert "Connection refused" in lines[0]
+    assert "hunter2" not in r.output
