@@ -199,8 +199,9 @@ class _Crawl:
         try:
             internal = self.scope.contains(url)
             if internal:
+                # The audited site's robots.txt binds its assets as it binds its pages.
                 async with self._site_turn():
-                    result = await self._head_or_get(url)
+                    result = await self._head_or_get(url, self.settings.obey_robots)
             else:
                 result = await self._head_or_get(url)
             await self._record_probe(url, result)
@@ -209,10 +210,16 @@ class _Crawl:
             self.probe_slots.release()
             self.probe_wake.set()
 
-    async def _head_or_get(self, url: str) -> tuple[FetchResult, str]:
-        result = await self.fetcher.fetch(url, method="HEAD", read_body=False)
+    async def _head_or_get(
+        self, url: str, check_robots: bool = False
+    ) -> tuple[FetchResult, str]:
+        result = await self.fetcher.fetch(
+            url, method="HEAD", read_body=False, check_robots=check_robots
+        )
         if result.status in (405, 501):
-            result = await self.fetcher.fetch(url, method="GET", read_body=False)
+            result = await self.fetcher.fetch(
+                url, method="GET", read_body=False, check_robots=check_robots
+            )
             return result, "GET"
         return result, "HEAD"
 
@@ -223,9 +230,9 @@ class _Crawl:
         now = _now()
         not_checked = None
         error = f"{result.error_kind}: {result.error_detail}" if result.error_kind else None
-        if result.error_kind == "perimeter":
-            not_checked = "perimeter"
-            self._count_not_checked("perimeter")
+        if result.error_kind in ("perimeter", "robots"):
+            not_checked = result.error_kind
+            self._count_not_checked(result.error_kind)
         elif result.throttled:
             # 429 (or 503 + Retry-After) says when to ask, not whether the URL works: counted
             # as not checked with its reason, never reported broken.

@@ -50,6 +50,14 @@ V6_PAGE = (
 )
 
 
+ASSETS_PAGE = (
+    "<!doctype html><html lang=en><head><title>Assets</title>"
+    '<script src="/private/app.js"></script><script src="/public/app.js"></script></head>'
+    '<body><img src="/private/staff.png" alt="staff"><img src="/public/ok.png" alt="ok">'
+    "</body></html>"
+)
+
+
 @dataclass
 class MiniWeb:
     port: int
@@ -75,6 +83,12 @@ async def mini_web() -> AsyncIterator[MiniWeb]:
         if host == SITE:
             if request.path == "/":
                 return web.Response(text=_page(web_.port), content_type="text/html")
+            if request.path == "/robots.txt":
+                return web.Response(text="User-agent: *\nDisallow: /private/\n")
+            if request.path == "/assets":
+                return web.Response(text=ASSETS_PAGE, content_type="text/html")
+            if request.path in ("/public/ok.png", "/public/app.js"):
+                return web.Response(body=b"x", content_type="application/octet-stream")
             if request.path == "/v6":
                 return web.Response(text=V6_PAGE.format(port=web_.port), content_type="text/html")
             if request.path == "/go/busy":
@@ -187,3 +201,26 @@ async def test_audit_ipv6_literal_links_are_refused_not_fatal(
     assert stats.not_checked == {"perimeter": 3}
     assert {h for _m, h, _p in mini_web.seen} == {SITE}
     assert db.execute("SELECT value FROM meta WHERE key = 'finished_at'").fetchone()
+
+
+async def test_audit_site_assets_disallowed_by_robots_are_not_requested(
+    mini_web: MiniWeb, tmp_path: Path
+) -> None:
+    """The audited site's robots.txt binds its images and scripts as it binds its pages: a
+    disallowed asset is not requested, it is counted as not checked, and it is not broken."""
+    out = tmp_path / "assets.db"
+    stats = await _crawl(mini_web, out, "/assets")
+    asked = {p for _m, h, p in mini_web.seen if h == SITE}
+    assert "/public/ok.png" in asked
+    assert "/public/app.js" in asked
+    assert not {p for p in asked if p.startswith("/private/")}
+    db = sqlite3.connect(out)
+    rows = db.execute(
+        "SELECT url, status, error FROM images UNION ALL SELECT url, status, error FROM resources"
+    ).fetchall()
+    private = {r[0].rsplit("/", 1)[1]: r for r in rows if "/private/" in r[0]}
+    assert set(private) == {"staff.png", "app.js"}
+    assert all(r[1] is None and (r[2] or "").startswith("robots") for r in private.values())
+    assert stats.not_checked == {"robots": 2}
+    run = run_rules(load_view(db))
+    assert not [f for f in run.findings if f.rule_id.startswith("broken-")]

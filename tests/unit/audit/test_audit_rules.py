@@ -247,7 +247,10 @@ def test_audit_pixel_width_wide_letters_run_out_first() -> None:
     assert text_width_px("W" * 30, 20) > text_width_px("i" * 30, 20) * 3
 
 
-@pytest.mark.parametrize("error", ["perimeter: 127.0.0.2 is loopback", "throttled: 429"])
+@pytest.mark.parametrize(
+    "error",
+    ["perimeter: 127.0.0.2 is loopback", "throttled: 429", "robots: disallowed by robots.txt"],
+)
 def test_audit_asset_not_checked_is_not_broken(error: str) -> None:
     """An asset the perimeter refused, or whose server throttled us, was never judged."""
     for rule_id, table, typ in (("broken-image", "images", "image"),

@@ -10,9 +10,9 @@ from fairfetch.audit.view import ResourceRow, SiteView
 Out = Iterator[tuple[str, str] | str]
 
 
-#: Errors that say the asset was not checked (the perimeter refused it, or its server
-#: throttled us): counted under external-not-checked, not a verdict on the asset.
-NOT_CHECKED_ERRORS = ("perimeter:", "throttled:")
+#: Errors that say the asset was not checked (the perimeter refused it, its server throttled
+#: us, the site's robots.txt disallows it): counted as not checked, not a verdict on the asset.
+NOT_CHECKED_ERRORS = ("perimeter:", "throttled:", "robots:")
 
 
 def _broken(r: ResourceRow) -> bool:
