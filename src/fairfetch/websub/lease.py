@@ -11,13 +11,30 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta
 
-__all__ = ["JITTER", "MIN_LEASE", "expires_at", "renew_at", "retry_delay"]
+__all__ = ["JITTER", "MAX_LEASE", "MIN_LEASE", "expires_at", "granted", "renew_at",
+           "retry_delay"]
 
 #: ± fraction of the half-lease.
 JITTER = 0.1
 #: Leases shorter than this are treated as this long for scheduling (a hub granting 1 s would
 #: otherwise have us re-subscribing in a tight loop).
 MIN_LEASE = 60.0
+#: A granted lease longer than this is taken as this long: a hub's "10**12 seconds" must neither
+#: overflow a date (nor PostgreSQL's integer column) nor keep us from ever renewing — hubs forget
+#: subscriptions, and renewing early is always allowed.
+MAX_LEASE = 365 * 24 * 3600
+
+
+def granted(raw: str | None) -> int | None:
+    """The hub's ``hub.lease_seconds`` as we keep it: None when absent or not a positive whole
+    number (the requested lease stands), at most :data:`MAX_LEASE`."""
+    try:
+        value = int(raw) if raw is not None else None
+    except ValueError:
+        return None
+    if value is None or value <= 0:
+        return None
+    return min(value, MAX_LEASE)
 
 
 def expires_at(verified_at: datetime, lease_seconds: float) -> datetime:

@@ -267,7 +267,7 @@ class WebSubService:
             return Answer(404, outcome="verify_mismatch")
         try:
             if mode == "subscribe":
-                granted = _lease_param(params.get("hub.lease_seconds"))
+                granted = lease.granted(params.get("hub.lease_seconds"))
                 if granted is None:
                     granted = sub.requested_lease or self.settings.websub_lease_seconds
                 await self._db(
@@ -502,14 +502,6 @@ def _header(headers: Mapping[str, str], name: str) -> str | None:
     if value is None:
         value = headers.get(name.title())
     return value
-
-
-def _lease_param(raw: str | None) -> int | None:
-    try:
-        value = int(raw) if raw is not None else None
-    except ValueError:
-        return None
-    return value if value and value > 0 else None
 
 
 async def run_forever(

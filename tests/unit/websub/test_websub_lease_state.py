@@ -49,6 +49,29 @@ def test_websub_retry_delay_grows_and_is_capped() -> None:
     assert min(lease.retry_delay(0, rng=rng) for _ in range(200)) >= 30
 
 
+@pytest.mark.parametrize(
+    ("raw", "kept"),
+    [
+        ("86400", 86400),  # an ordinary grant is kept exactly
+        ("1", 1),
+        (str(lease.MAX_LEASE), lease.MAX_LEASE),
+        (str(lease.MAX_LEASE + 1), lease.MAX_LEASE),  # longer grants are taken as the ceiling
+        ("2147483648", lease.MAX_LEASE),
+        (str(10**40), lease.MAX_LEASE),
+        (None, None),  # absent, or not a positive whole number: the requested lease stands
+        ("", None),
+        ("0", None),
+        ("-5", None),
+        ("1.5", None),
+        ("ten days", None),
+    ],
+)
+def test_websub_granted_lease_parsed_and_bounded(raw: str | None, kept: int | None) -> None:
+    assert lease.granted(raw) == kept
+    if kept is not None and kept >= 2 * lease.MIN_LEASE:  # dates representable, renewal inside
+        assert lease.renew_at(T0, kept) < lease.expires_at(T0, kept)
+
+
 def test_websub_expiry() -> None:
     assert lease.expires_at(T0, 3600) == T0 + timedelta(hours=1)
 
