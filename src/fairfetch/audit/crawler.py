@@ -650,9 +650,11 @@ async def crawl_site(
     if url is None:
         raise InvalidURLError(start_url, "not an http(s) URL with a host")
     path = Path(out)
-    if path.exists() and not options.resume:  # noqa: ASYNC240 (one stat before the crawl)
+    created = not path.exists()  # noqa: ASYNC240 (one stat before the crawl)
+    if not created and not options.resume:
         raise AuditError(f"{str(path)!r} exists: pass --resume to continue it, or remove it")
     cf = CrawlFile(path)
+    unreachable: tuple[str, str] | None = None
     try:
         meta = cf.get_meta()
         if options.resume and meta.get("start_url") not in (None, url):
@@ -680,7 +682,21 @@ async def crawl_site(
             from fairfetch.net.fetch import Fetcher
 
             async with Fetcher(settings) as own:
-                return await _Crawl(url, cf, settings, options, own, progress).run()
-        return await _Crawl(url, cf, settings, options, fetcher, progress).run()
+                stats = await _Crawl(url, cf, settings, options, own, progress).run()
+        else:
+            stats = await _Crawl(url, cf, settings, options, fetcher, progress).run()
+        unreachable = cf.out_of_reach()
     finally:
         cf.close()
+    if unreachable is None:
+        return stats
+    # Not a report of one failed page: nothing was audited. A file this run created would
+    # only stand in the way of the next try ("exists: pass --resume").
+    if created:
+        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            leftover.unlink(missing_ok=True)
+    page, error = unreachable
+    raise AuditError(
+        f"start URL {page!r} could not be fetched ({error}): nothing to audit"
+        + ("" if created else f" (the crawl file {str(path)!r} is kept)")
+    )

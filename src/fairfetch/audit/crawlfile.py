@@ -334,6 +334,18 @@ class CrawlFile:
             "SELECT url, via, checked_at, not_checked FROM externals ORDER BY rowid"
         ).fetchall()
 
+    def out_of_reach(self) -> tuple[str, str] | None:
+        """(url, error) of the first page when no page got an HTTP response at all (robots.txt
+        refusals aside: those are an answer of the site): there is nothing to audit."""
+        if self.conn.execute(
+            "SELECT 1 FROM pages WHERE status IS NOT NULL OR error LIKE 'robots%' LIMIT 1"
+        ).fetchone():
+            return None
+        row = self.conn.execute(
+            "SELECT url, error FROM pages WHERE state = 'done' ORDER BY id LIMIT 1"
+        ).fetchone()
+        return (row[0], row[1] or "no response") if row else None
+
     def sitemap_url_list(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT url FROM sitemap_urls ORDER BY rowid")]
 
