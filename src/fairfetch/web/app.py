@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -131,8 +132,10 @@ def _install_errors(app: FastAPI) -> None:
             )
         return _error_page(request, 422, message)
 
-    @app.exception_handler(HTTPException)
-    async def _http(request: Request, exc: HTTPException) -> Response:
+    # Starlette's class, not FastAPI's subclass: the router's own 404 (no such path) and 405
+    # (GET on a form action) are raised as Starlette's and would otherwise be bare JSON.
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         response = _error_page(request, exc.status_code, str(exc.detail))
         for k, v in (exc.headers or {}).items():
             response.headers[k] = v
