@@ -423,7 +423,7 @@ def ping_counts(store: SqlStore, since: datetime) -> dict[str, int]:
 
 
 def rejected_reasons(store: SqlStore, since: datetime) -> dict[str, int]:
-    """Rejected pings by reason (invalid, unknown_algorithm, unsigned)."""
+    """Rejected pings by reason (invalid, unknown_algorithm, unsigned, too_large)."""
     with store.engine.connect() as conn:
         return {
             str(d): int(n)

@@ -1,7 +1,8 @@
 """WebSub callback endpoints, included by the web app (thin: the logic is in service.py).
 
 ``GET  /websub/callback/{token}`` — verification of intent (and hub.mode=denied)
-``POST /websub/callback/{token}`` — content distribution (pings)
+``POST /websub/callback/{token}`` — content distribution (pings); a body over
+``settings.max_body_bytes`` (the cap on what we fetch) is refused with 413 and never read whole
 
 Deliveries are routed by the callback token in the path — one fresh, unguessable token per
 subscription — never by the Link headers of the delivery, which anyone can write.
@@ -41,10 +42,28 @@ async def verify(token: str, request: Request) -> Response:
     return Response(status_code=404)
 
 
+async def _capped_body(request: Request, limit: int) -> bytes | None:
+    """The raw body (the signature is over exactly these bytes), or None past ``limit`` bytes:
+    read no further than that, whatever Content-Length says or does not say (chunked)."""
+    declared = request.headers.get("content-length", "")
+    if declared.strip().isdigit() and int(declared) > limit:
+        return None
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            return None
+    return bytes(body)
+
+
 @router.post("/websub/callback/{token}")
 async def deliver(token: str, request: Request, background: BackgroundTasks) -> Response:
     svc = service_of(request)
-    body = await request.body()  # the raw bytes: the signature is over exactly these
+    limit = svc.settings.max_body_bytes
+    body = await _capped_body(request, limit)
+    if body is None:
+        refused = await svc.refuse_too_large(token, limit)
+        return Response(status_code=refused.status)
     answer = await svc.receive(token, request.headers, body)
     if answer.delivery_id is not None:
         background.add_task(svc.schedule_processing, answer.delivery_id)

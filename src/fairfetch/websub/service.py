@@ -317,6 +317,20 @@ class WebSubService:
         self._wake.set()
         return Answer(202, outcome="accepted", delivery_id=did)
 
+    async def refuse_too_large(self, token: str, limit: int) -> Answer:
+        """A delivery whose body is over ``limit`` bytes: not read, not processed, counted.
+
+        413, so a hub knows it failed (its retries will too: a fat ping that large cannot be
+        checked against its signature without being read, and the feed's next poll still comes).
+        """
+        now = self.clock()
+        sub = await self._db(repo.subscription_by_token, self.store, token)
+        if sub is None:
+            await self._ping(None, None, "unknown", 404, now)
+            return Answer(404, outcome="unknown")
+        await self._ping(sub.id, sub.feed_id, "rejected", 413, now, "too_large")
+        return Answer(413, outcome="rejected")
+
     async def _answer_named(
         self, sub: repo.SubscriptionRecord, payload: Payload, now: datetime
     ) -> Answer:

@@ -23,7 +23,8 @@ def websub_stats(store: SqlStore, since: datetime) -> dict[str, Any]:
     """Pings received since ``since`` and what became of them, plus queue and lease states.
 
     ``accepted``: processed (queued for re-fetch, or answered 2xx after a re-fetch);
-    ``rejected``: bad signature, unknown algorithm or unsigned — the payload was not processed;
+    ``rejected``: bad signature, unknown algorithm, unsigned or a body over the cap — the
+    payload was not processed;
     ``ignored``: named entries too old (point 6), or deletions; ``retried``: answered non-2xx so
     the hub tries again; ``gone``: for a subscription we are leaving (410); ``unknown``: no such
     callback (404).

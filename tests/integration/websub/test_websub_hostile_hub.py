@@ -78,3 +78,59 @@ async def test_websub_ordinary_granted_lease_is_kept_exactly(callback: Callback)
     assert rec is not None
     assert rec.lease_seconds == 864000
     assert rec.lease_expires_at == T0 + timedelta(seconds=864000)
+
+
+# --- bodies larger than the cap (settings.max_body_bytes, the fetch cap) ---
+
+CAP = 64 * 1024
+
+
+@pytest.fixture
+def small_cap(callback: Callback) -> Callback:
+    callback.service.settings = callback.service.settings.replace(max_body_bytes=CAP)
+    return callback
+
+
+def _signed(body: bytes) -> dict[str, str]:
+    from fairfetch.websub.signature import sign
+
+    return {"X-Hub-Signature": sign("k" * 40, body, "sha256"), "Content-Type": "text/xml"}
+
+
+async def _chunks(body: bytes, size: int = 8192) -> AsyncIterator[bytes]:
+    for i in range(0, len(body), size):
+        yield body[i : i + size]
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+async def test_websub_oversized_delivery_is_refused_not_queued(
+    small_cap: Callback, chunked: bool
+) -> None:
+    cb = small_cap
+    body = b"<x>" + b"a" * (4 * CAP) + b"</x>"
+    data = _chunks(body) if chunked else body
+    async with cb.session.post(cb.url, data=data, headers=_signed(body)) as resp:
+        assert resp.status == 413
+    assert repo.delivery_counts(cb.store) == {}  # nothing stored
+    stats = repo.ping_counts(cb.store, T0 - timedelta(days=1))
+    assert stats == {"rejected": 1}  # counted, not silent
+    assert repo.rejected_reasons(cb.store, T0 - timedelta(days=1)) == {"too_large": 1}
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+async def test_websub_delivery_at_the_cap_is_accepted(small_cap: Callback, chunked: bool) -> None:
+    cb = small_cap
+    body = b"<x>" + b"a" * (CAP - 7) + b"</x>"
+    assert len(body) == CAP
+    data = _chunks(body) if chunked else body
+    async with cb.session.post(cb.url, data=data, headers=_signed(body)) as resp:
+        assert resp.status == 202
+    assert repo.delivery_counts(cb.store) == {"queued": 1}
+
+
+async def test_websub_oversized_delivery_for_unknown_callback_is_404(small_cap: Callback) -> None:
+    cb = small_cap
+    url = callback_url(cb.base, "no-such-token")
+    async with cb.session.post(url, data=b"a" * (4 * CAP)) as resp:
+        assert resp.status == 404
+    assert repo.ping_counts(cb.store, T0 - timedelta(days=1)) == {"unknown": 1}
