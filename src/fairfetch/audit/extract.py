@@ -10,7 +10,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -82,6 +82,19 @@ def _text(node: object) -> str:
     return " ".join(node.text(separator=" ", strip=True).split())  # type: ignore[attr-defined]
 
 
+def _in_svg_or_math(node: Any) -> bool:
+    """SVG and MathML have a <title> of their own (lexbor names it "title" too)."""
+    parent = node.parent
+    while parent is not None:
+        tag = parent.tag
+        if tag in ("svg", "math"):
+            return True
+        if tag in ("head", "body", "html"):
+            return False
+        parent = parent.parent
+    return False
+
+
 def extract_page(body: bytes, url: str) -> PageFacts:
     """Parse one HTML page. Never raises on bad markup (lexbor recovers like a browser)."""
     facts = PageFacts()
@@ -107,6 +120,8 @@ def extract_page(body: bytes, url: str) -> PageFacts:
     # tree.tags() reads lexbor's tag index: several times cheaper than a CSS query walking
     # the whole tree, and in document order too.
     for node in tree.tags("title"):
+        if _in_svg_or_math(node):
+            continue  # an inline icon's accessible name, not the page's title
         facts.titles.append(_text(node))
         parent = node.parent
         if parent is None or parent.tag != "head":

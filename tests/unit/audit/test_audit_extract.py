@@ -324,3 +324,22 @@ def test_audit_crawl_process_imports_no_html_parser() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_audit_svg_titles_are_not_page_titles() -> None:
+    """An inline SVG icon's <title> is its accessible name, not the page's: counting it made
+    every page with such icons "multiple titles" and "title outside <head>"."""
+    page = (
+        b"<!doctype html><html><head><title>The real title of this page</title></head><body>"
+        b'<svg viewBox="0 0 10 10"><title>Search</title><g><title>Lens</title></g></svg>'
+        b"<p>text</p></body></html>"
+    )
+    facts = extract_page(page, "http://s.test/")
+    assert facts.titles == ["The real title of this page"]
+    assert facts.title_outside_head is False
+    only_svg = b"<html><head></head><body><svg><title>Menu</title></svg></body></html>"
+    assert extract_page(only_svg, "http://s.test/").titles == []
+    stray = b"<html><head></head><body><title>In the body</title></body></html>"
+    facts = extract_page(stray, "http://s.test/")
+    assert facts.titles == ["In the body"]
+    assert facts.title_outside_head is True
