@@ -118,6 +118,10 @@ def confirm_page(request: Request, token: str) -> HTMLResponse:
             status_code=404,
             detail="not found: confirmation link (it may have been replaced by a newer one)",
         )
+    if found.status == "unsubscribed":
+        from fairfetch.store.notify_subscriptions import SPENT_CONFIRMATION
+
+        raise HTTPException(status_code=404, detail=f"not found: {SPENT_CONFIRMATION}")
     return _page("confirm.html", token=token, done=found.status == "active")
 
 

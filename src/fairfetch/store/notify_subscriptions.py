@@ -46,6 +46,11 @@ class Subscribed:
     throttled: bool = False
 
 
+#: What an old confirmation link of an ended subscription answers.
+SPENT_CONFIRMATION = (
+    "confirmation token (that subscription was ended since; subscribe again for a new link)"
+)
+
 #: A pending subscription gets at most one confirmation mail per this interval, however often
 #: the public form is posted for that address.
 CONFIRM_RESEND_AFTER = timedelta(hours=1)
@@ -182,11 +187,15 @@ def confirm(store: SqlStore, token: str, now: datetime) -> dict[str, Any]:
     """Double opt-in: the link in the confirmation mail makes the subscription active.
 
     Confirming twice is harmless; entries first seen before this moment are never notified.
+    A subscription that ended since spends its token: replaying an old confirmation link must
+    not undo an unsubscribe (subscribing again mints a new token and mail).
     """
     with store.engine.begin() as conn:
         sub = _sub_by(conn, notify_subscriptions.c.confirm_token == token)
         if sub is None:
             raise NotFoundError("confirmation token")
+        if sub["status"] == "unsubscribed":
+            raise NotFoundError(SPENT_CONFIRMATION)
         if sub["status"] != "active":
             conn.execute(
                 notify_subscriptions.update()

@@ -161,3 +161,40 @@ def test_notify_public_form_cannot_mail_bomb_or_change_active_subscriptions(site
     [after] = repo.list_subscriptions(site.world.store)
     assert (after["mode"], after["only_categories"]) == ("realtime", [])
     assert len(site.sink.mails) == 1
+
+
+def test_notify_old_confirmation_link_does_not_undo_an_unsubscribe(site):
+    """The confirmation token is spent once the subscription ends: replaying the first mail's
+    link (a stale tab, a mail scanner that POSTs, anyone who saw the mail) must not re-subscribe
+    a reader who unsubscribed. Subscribing again mints a fresh link."""
+    fid = _subscribe(site, "ana@example.test")
+    [mail] = site.sink.mails
+    text = next(mail.message.iter_parts()).get_content()
+    link = re.search(r"https://news\.example\.test(/confirm/\S+)", text).group(1)
+    assert site.client.post(link).status_code == 200
+    [sub] = repo.list_subscriptions(site.world.store)
+    r = site.client.post(f"/unsubscribe/{sub['manage_token']}",
+                         content=b"List-Unsubscribe=One-Click",
+                         headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 200
+    # the old link again, by the page's button (POST) and by its GET
+    again = site.client.post(link)
+    assert again.status_code == 404
+    assert "confirmation" in again.text
+    assert site.client.get(link).status_code == 404
+    [after] = repo.list_subscriptions(site.world.store)
+    assert after["status"] == "unsubscribed"
+    # and so nothing is mailed for the feed's next entry
+    site.world.write(fid, [site.world.entry("after unsubscribing")], at=T0 + timedelta(hours=2))
+    assert [r["kind"] for r in site.world.outbox()] == ["confirm"]
+    # confirming twice while active stays harmless (the direction that must keep working)
+    r = site.client.post("/subscribe", data={"feed": str(fid), "email": "ana@example.test"})
+    assert r.status_code == 200
+    fresh = [m for m in site.sink.mails if m is not mail]
+    assert len(fresh) == 1
+    text = next(fresh[0].message.iter_parts()).get_content()
+    new_link = re.search(r"https://news\.example\.test(/confirm/\S+)", text).group(1)
+    assert new_link != link
+    assert site.client.post(new_link).status_code == 200
+    assert site.client.post(new_link).status_code == 200
+    assert repo.list_subscriptions(site.world.store)[0]["status"] == "active"
