@@ -290,3 +290,33 @@ def test_audit_far_end_without_a_page_is_dead() -> None:
         RedirectRow(U + "/go/unchecked", 301, "http://far.test/", False),
         RedirectRow(U + "/x", 301, U + "/y", True, 301, U + "/x", None, loop=True),
     ) == [U + "/go/loop", U + "/go/dead"]
+
+
+@pytest.mark.parametrize(
+    ("pair", "names"),
+    [
+        ("thin_words=abc", ["thin_words", "'abc'"]),
+        ("thin_words", ["'thin_words'", "name=value"]),
+        ("thin_words=1.5", ["thin_words", "'1.5'"]),
+        ("slow_ms=-5", ["slow_ms", "-5"]),
+        ("slow_ms=nan", ["slow_ms", "nan"]),
+        ("near_duplicate_similarity=80", ["near_duplicate_similarity", "between 0 and 1"]),
+        ("max_depth=-1", ["max_depth", "-1"]),
+    ],
+)
+def test_audit_threshold_bad_values_refused_naming_them(pair: str, names: list[str]) -> None:
+    """A threshold a rule can never meet (80 as a similarity, NaN, a negative limit) would
+    silence or flood its rule without a word: refused, naming the threshold and the value."""
+    with pytest.raises(ValueError) as info:
+        Thresholds.from_pairs([pair])
+    for name in names:
+        assert name in str(info.value)
+
+
+def test_audit_threshold_good_values_accepted() -> None:
+    t = Thresholds.from_pairs(
+        ["slow_ms=1e3", "near_duplicate_similarity=0.9", "max_depth=0", "thin-words=150"]
+    )
+    assert (t.slow_ms, t.near_duplicate_similarity, t.max_depth, t.thin_words) == (
+        1000.0, 0.9, 0, 150
+    )

@@ -7,6 +7,7 @@ by hand, in both directions (fires where it must, stays quiet where it must not)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from typing import Any
@@ -39,15 +40,32 @@ class Thresholds:
 
     @classmethod
     def from_pairs(cls, pairs: Iterable[str]) -> Thresholds:
-        """``["thin_words=150", ...]`` -> Thresholds (unknown names raise ValueError)."""
+        """``["thin_words=150", ...]`` -> Thresholds.
+
+        Unknown names and values no rule can use raise ValueError naming the threshold: a
+        negative limit, NaN, or a similarity of 80 (it is a fraction) would flood or silence
+        a rule without a word.
+        """
         types = {f.name: f.type for f in fields(cls)}
         values: dict[str, Any] = {}
         for pair in pairs:
-            name, _, raw = pair.partition("=")
+            name, eq, raw = pair.partition("=")
             name = name.strip().replace("-", "_")
+            if not eq:
+                raise ValueError(f"{pair!r}: expected name=value")
             if name not in types:
                 raise ValueError(f"unknown threshold {name!r}")
-            values[name] = float(raw) if types[name] in ("float", float) else int(raw)
+            raw = raw.strip()
+            try:
+                value: float = float(raw) if types[name] in ("float", float) else int(raw)
+            except ValueError:
+                kind = "a number" if types[name] in ("float", float) else "a whole number"
+                raise ValueError(f"{name}={raw!r}: not {kind}") from None
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name}={raw}: must be a finite number >= 0")
+            if name == "near_duplicate_similarity" and value > 1:
+                raise ValueError(f"{name}={raw}: a fraction between 0 and 1 (80 % is 0.8)")
+            values[name] = value
         return cls(**values)
 
 
