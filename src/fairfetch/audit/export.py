@@ -57,11 +57,24 @@ def csv_safe(value: Any) -> Any:
     return value
 
 
+def _utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
 def _cell(value: Any) -> Any:
-    if isinstance(value, str) and len(value) > EXCEL_MAX_CELL:
-        note = _TRUNCATED.format(n=len(value))
-        return value[: EXCEL_MAX_CELL - len(note)] + note
-    return value
+    """Excel's 32,767 a cell are UTF-16 units (a character outside the BMP, an emoji, is two):
+    cut on a character boundary, and say so (XlsxWriter would cut silently)."""
+    if not isinstance(value, str) or len(value) <= EXCEL_MAX_CELL // 2:
+        return value
+    if _utf16_len(value) <= EXCEL_MAX_CELL:
+        return value
+    note = _TRUNCATED.format(n=len(value))
+    room = EXCEL_MAX_CELL - _utf16_len(note)
+    head = value[:room]  # at most `room` characters, so at least that many units
+    while _utf16_len(head) > room:
+        excess = _utf16_len(head) - room
+        head = head[: len(head) - max(1, excess // 2)]
+    return head + note
 
 
 @dataclass(frozen=True)

@@ -63,3 +63,16 @@ def test_audit_workbook_cells_are_text_as_written(tmp_path: Path) -> None:
     assert got == rows
     first = next(ws.iter_rows(min_row=2, max_row=2))
     assert [c.data_type for c in first] == ["s", "s"]  # text, not a formula
+
+
+def test_audit_excel_cell_limit_counts_utf16_units() -> None:
+    """Excel counts a cell in UTF-16 units: 20,000 emoji are 40,000 of them. Left to
+    XlsxWriter the cell was cut silently; ours is cut on a character boundary and says so."""
+    emoji = "😀" * 20_000
+    cut = _cell(emoji)
+    assert len(cut.encode("utf-16-le")) // 2 <= EXCEL_MAX_CELL
+    assert cut.endswith("[truncated: 20000 characters in all]")
+    assert cut.startswith("😀" * 1000)
+    assert "\ud83d" not in cut  # no half of a surrogate pair
+    fits = "😀" * (EXCEL_MAX_CELL // 2)
+    assert _cell(fits) == fits
