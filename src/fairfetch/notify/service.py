@@ -75,7 +75,9 @@ def _prepare(
 ) -> _Prepared:
     links = render.Links(settings.public_url)
     msg_id = render.message_id(row["message_id"], settings.mail_from)
-    if row["flagged_at"] is not None:
+    if row["flagged_at"] is not None and row["kind"] != "confirm":
+        # a confirmation is tried even so: the reader asked for it (at most one an hour), and
+        # the server taking it clears the flag — else the address were lost for good
         return _Prepared(None, cancel_reason="address flagged after repeated hard failures")
     if row["kind"] in ("confirm", "item"):
         ctx: dict[str, Any] | None

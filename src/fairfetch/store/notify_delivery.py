@@ -356,6 +356,8 @@ def mark_sent(
 ) -> None:
     """The server accepted the message: mark it sent and book its charges, in one transaction.
 
+    ``reset_failures``: the address took mail, so its hard-failure count and flag are cleared.
+
     For a digest, items added to the issue after it was rendered (a crawl that committed while it
     was in flight) move to the next issue instead of being marked sent unseen.
     """
@@ -372,7 +374,7 @@ def mark_sent(
             conn.execute(
                 notify_readers.update()
                 .where(notify_readers.c.id == reader_id.scalar_subquery())
-                .values(hard_failures=0)
+                .values(hard_failures=0, flagged_at=None)
             )
         for c in charges:
             kind, party = c.party
