@@ -26,6 +26,7 @@ SITE = "mini-audit.test"
 BUSY = "busy-elsewhere.test"
 LOOPS = "loops-elsewhere.test"
 DEAD = "dead-elsewhere.test"
+NOHEAD = "nohead-elsewhere.test"
 
 
 def _page(port: int) -> str:
@@ -39,6 +40,7 @@ def _page(port: int) -> str:
         f'<a href="http://{LOOPS}:{port}/a">loops</a>'
         '<a href="/go/loop">go loop</a>'
         '<a href="/go/dead">go dead</a>'
+        f'<a href="http://{NOHEAD}:{port}/page">no HEAD</a>'
         "</body></html>"
     )
 
@@ -78,6 +80,8 @@ async def mini_web() -> AsyncIterator[MiniWeb]:
         seen.append((request.method, host, request.path))
         if host == BUSY:
             return web.Response(status=429, headers={"Retry-After": "3600"})
+        if host == NOHEAD:
+            return web.Response(status=501 if request.method == "HEAD" else 200)
         if host == LOOPS:
             raise web.HTTPMovedPermanently("/b" if request.path == "/a" else "/a")
         if host == SITE:
@@ -224,3 +228,14 @@ async def test_audit_site_assets_disallowed_by_robots_are_not_requested(
     assert stats.not_checked == {"robots": 2}
     run = run_rules(load_view(db))
     assert not [f for f in run.findings if f.rule_id.startswith("broken-")]
+
+
+async def test_audit_head_501_falls_back_to_get(mini_web: MiniWeb, tmp_path: Path) -> None:
+    out = tmp_path / "mini.db"
+    await _crawl(mini_web, out)
+    row = sqlite3.connect(out).execute(
+        "SELECT status, method, checked_at IS NOT NULL FROM externals WHERE url = ?",
+        (f"http://{NOHEAD}:{mini_web.port}/page",),
+    ).fetchone()
+    assert row == (200, "GET", 1)
+    assert [m for m, h, _p in mini_web.seen if h == NOHEAD] == ["HEAD", "GET"]
