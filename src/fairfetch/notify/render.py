@@ -192,6 +192,20 @@ def _address(value: str) -> str:
     return formataddr((name, addr), charset="utf-8") if name else addr
 
 
+def _web_link(base: str, value: str | None) -> str | None:
+    """A feed-supplied link made absolute, or None unless it is http(s): the entry's and the
+    feed's own links come from the feed like its HTML, and a ``javascript:`` or ``data:`` one
+    must not become a link in the mail (nor the base its body's relative links resolve on)."""
+    if not value or not value.strip():
+        return None
+    try:
+        url = urljoin(base, value.strip())
+        scheme = urlsplit(url).scheme.lower()
+    except ValueError:
+        return None
+    return url if scheme in ("http", "https") else None
+
+
 def _title(s: str | None, fallback: str) -> str:
     s = " ".join((s or "").split())
     return s or fallback
@@ -226,8 +240,8 @@ def item(
 ) -> Rendered:
     feed_title = _title(feed.get("title"), feed["url"])
     entry_title = _title(entry.get("title"), "(untitled)")
-    site = urljoin(feed["url"], feed.get("link") or feed["url"])
-    entry_link = urljoin(site, entry["link"]) if entry.get("link") else None
+    site = _web_link(feed["url"], feed.get("link")) or feed["url"]
+    entry_link = _web_link(site, entry.get("link"))
     base = entry_link or site
     body = sanitise(entry.get("content") or entry.get("summary"), base)
     unsubscribe = links.url(f"/unsubscribe/{sub['manage_token']}")
@@ -271,8 +285,8 @@ def digest(
                 "entries": [],
             },
         )
-        site = urljoin(it["feed_url"], it.get("feed_link") or it["feed_url"])
-        link = urljoin(site, it["link"]) if it.get("link") else None
+        site = _web_link(it["feed_url"], it.get("feed_link")) or it["feed_url"]
+        link = _web_link(site, it.get("link"))
         body = sanitise(it.get("summary") or it.get("content"), link or site)
         g["entries"].append(
             {

@@ -128,3 +128,50 @@ def test_notify_long_lines_never_exceed_the_smtp_limit():
     assert "x" * 3000 in html
     assert "word word" in text
     assert len(str(parsed["Subject"])) <= 200
+
+
+HOSTILE_LINKS = [
+    "javascript:alert(1)",
+    " JavaScript:alert(1)",
+    "data:text/html,<script>alert(1)</script>",
+    "vbscript:msgbox(1)",
+    "file:///etc/passwd",
+]
+
+
+def _hrefs(html: str) -> list[str]:
+    import re
+
+    return re.findall(r'href="([^"]*)"', html)
+
+
+def test_notify_feed_supplied_links_other_than_http_are_never_hrefs():
+    """The entry's and the feed's own links come from the feed like its HTML does: a
+    ``javascript:`` or ``data:`` link must not become a link in the mail (nh3 cleans the body,
+    and these links went around it). The title stays, as text."""
+    for bad in HOSTILE_LINKS:
+        feed = {**FEED, "link": bad}
+        entry = {**ENTRY, "link": bad, "content": '<p><a href="/rel">relative</a></p>'}
+        r = render.item(SUB, feed, entry, LINKS)
+        hrefs = _hrefs(r.html)
+        assert all(h.startswith(("https://", "http://")) for h in hrefs), (bad, hrefs)
+        assert "Post &lt;One&gt;" in r.html  # the title is still shown
+        # the body's relative link still resolves, against the feed's URL
+        assert "https://blog.example.test/rel" in hrefs
+        assert bad.strip() not in r.text  # not offered as a link in the text part either
+        item = {"feed_id": 3, "feed_title": "Example Blog", "feed_url": FEED["url"],
+                "feed_link": bad, "manage_token": "M3", "title": "Post", "link": bad,
+                "summary": '<a href="/rel">relative</a>', "content": None, "published": NOW}
+        d = render.digest({"token": "RTOKEN"}, "daily@08", [item], LINKS)
+        hrefs = _hrefs(d.html)
+        assert all(h.startswith(("https://", "http://")) for h in hrefs), (bad, hrefs)
+        assert "https://blog.example.test/rel" in hrefs
+
+
+def test_notify_feed_supplied_http_links_stay_links():
+    """The other direction: ordinary links, absolute or relative, are kept (made absolute)."""
+    r = render.item(SUB, FEED, {**ENTRY, "link": "/post/9"}, LINKS)
+    assert 'href="https://blog.example.test/post/9"' in r.html
+    r = render.item(SUB, FEED, {**ENTRY, "link": "http://blog.example.test/post/8"}, LINKS)
+    assert 'href="http://blog.example.test/post/8"' in r.html
+    assert "http://blog.example.test/post/8" in r.text
