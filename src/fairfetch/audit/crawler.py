@@ -661,6 +661,13 @@ async def crawl_site(
             raise AuditError(
                 f"{str(path)!r} is a crawl of {meta.get('start_url')!r}, not of {url!r}"
             )
+        scope_was = meta.get("registrable_domain")
+        if options.resume and scope_was not in (None, json.dumps(options.registrable_domain)):
+            was = "its registrable domain (--domain)" if scope_was == "true" else "its host only"
+            raise AuditError(
+                f"{str(path)!r} is a crawl of {url!r} scoped to {was}: resume it with the same "
+                "--domain setting, or start a new crawl file"
+            )
         written_with = meta.get("sketch_version", "1")
         if options.resume and written_with != SKETCH_VERSION and cf.has_pages():
             # Near duplicates would go unseen between the old pages and the new ones.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,9 @@ from fairfetch.audit.crawler import CrawlOptions, crawl_site
 from fairfetch.cli import app
 from fairfetch.config import Settings
 from fairfetch.errors import AuditError
+from fairfetch.testing import Testbed
+
+from .conftest import crawl
 
 
 @pytest.fixture
@@ -62,3 +66,34 @@ def test_audit_cli_unreachable_start_url(tmp_path: Path, refused_port: int) -> N
     assert result.exit_code != 0
     assert start in result.output
     assert "could not be fetched" in result.output
+
+
+def _snapshot(path: Path) -> tuple[object, ...]:
+    con = sqlite3.connect(path)
+    try:
+        return (
+            con.execute("SELECT key, value FROM meta ORDER BY key").fetchall(),
+            con.execute("SELECT id, url, state FROM pages ORDER BY id").fetchall(),
+            con.execute("SELECT COUNT(*) FROM links").fetchone(),
+        )
+    finally:
+        con.close()
+
+
+async def test_audit_resume_refuses_another_site_or_scope(
+    testbed: Testbed, tmp_path: Path
+) -> None:
+    """--resume continues the crawl the file holds: another start URL, or the same one with
+    another scope (--domain), would mix two sites' pages in one file. Refused, file untouched."""
+    out = tmp_path / "s40.db"
+    await crawl(testbed, out, pages=40, max_pages=10, parse_process=False)
+    before = _snapshot(out)
+    other = testbed.url("s41.acme-audit.test", "/")
+    with pytest.raises(AuditError, match=r"s40\.db.*s40\.acme-audit\.test.*not of.*s41"):
+        await crawl_site(other, out, testbed.settings(), CrawlOptions(resume=True))
+    assert _snapshot(out) == before
+    with pytest.raises(AuditError, match=r"s40\.db.*--domain"):
+        await crawl(testbed, out, pages=40, resume=True, registrable_domain=True)
+    assert _snapshot(out) == before
+    await crawl(testbed, out, pages=40, resume=True, parse_process=False)  # same site: resumes
+    assert _snapshot(out) != before
