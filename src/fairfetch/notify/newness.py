@@ -46,6 +46,10 @@ def is_news(
         return True
     if limits.max_age is not None and published < seen_at - limits.max_age:
         return False
+    if feed_newest is not None and feed_newest > seen_at:
+        # one entry dated ahead (an event, a typo) must not make every real new item look
+        # republished until that date: "newest" is measured from now at the latest
+        feed_newest = seen_at
     return not (
         limits.behind_newest is not None
         and feed_newest is not None

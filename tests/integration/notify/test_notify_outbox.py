@@ -89,6 +89,26 @@ def test_notify_republished_old_items_are_not_news(any_world):
 
 
 
+def test_notify_a_future_dated_entry_does_not_silence_the_feed(any_world):
+    """One entry dated a year ahead (an events feed, a typo in a CMS) makes the feed's newest
+    entry a year ahead; measured from there, every real new item looked "republished" and was
+    never mailed. The guard measures from now at the latest."""
+    w = any_world
+    fid = w.add_feed("https://a.example.test/feed")
+    w.subscribe("ana@example.test", fid)
+    now = T0 + timedelta(hours=1)
+    w.write(fid, [w.entry("next year's gala", published=now + timedelta(days=365))], at=now)
+    later = now + timedelta(days=1)
+    w.write(fid, [
+        w.entry("today's news", published=later - timedelta(hours=1)),
+        # the other direction: still old, however far ahead the newest claims to be
+        w.entry("ten days old, republished", published=later - timedelta(days=10)),
+        w.entry("last year, republished", published=later - timedelta(days=365)),
+    ], at=later)
+    titles = sorted(r["entry_title"] for r in _items_with_titles(w))
+    assert titles == ["next year's gala", "today's news"]
+
+
 def test_notify_newness_limits_come_from_the_writers_settings(any_world, monkeypatch):
     """A limit set in the config file (so in Settings, not in the environment) binds the outbox
     hook inside the crawl's transaction; without settings the hook keeps the defaults."""

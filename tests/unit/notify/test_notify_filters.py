@@ -81,6 +81,14 @@ def test_notify_newness_drops_republished_old_items():
     assert not is_news(old, feed_newest=old, seen_at=NOW)
 
 
+def test_notify_newness_measures_from_now_when_the_newest_is_in_the_future():
+    ahead = NOW + timedelta(days=365)  # one entry dated a year ahead
+    assert is_news(NOW - timedelta(hours=3), feed_newest=ahead, seen_at=NOW)
+    assert is_news(NOW - timedelta(days=7), feed_newest=ahead, seen_at=NOW)
+    assert not is_news(NOW - timedelta(days=8), feed_newest=ahead, seen_at=NOW)
+    assert not is_news(NOW - timedelta(days=400), feed_newest=ahead, seen_at=NOW)
+
+
 def test_notify_newness_limits_are_configurable():
     lax = NewnessLimits(behind_newest=None, max_age=None)
     assert is_news(NOW - timedelta(days=400), feed_newest=NOW, seen_at=NOW, limits=lax)
