@@ -29,7 +29,7 @@ from fairfetch.store.tables import (
     feeds,
     redirects,
 )
-from fairfetch.store.types import UTCDateTime
+from fairfetch.store.types import UTCDateTime, bindable_text
 
 _CHUNK = 400  # bound IN (...) lists; PostgreSQL plans very long ones badly
 
@@ -223,9 +223,11 @@ def _entries(
     newest: dict[int, datetime] = {}
     for w in batch:
         for e in w.entries or ():
-            if not e.id or (w.feed_id, e.id) in wanted:
+            # The id as the column stores it, so the look-up below finds what was stored.
+            eid = bindable_text(e.id) if e.id else e.id
+            if not eid or (w.feed_id, eid) in wanted:
                 continue
-            wanted[(w.feed_id, e.id)] = (e, w.at)
+            wanted[(w.feed_id, eid)] = (e, w.at)
             when = e.published or e.updated
             if when is not None and (w.feed_id not in newest or when > newest[w.feed_id]):
                 newest[w.feed_id] = when

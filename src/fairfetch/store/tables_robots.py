@@ -13,17 +13,17 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from fairfetch.store.tables import metadata
-from fairfetch.store.types import UTCDateTime
+from fairfetch.store.types import BindableText, UTCDateTime
 
 robots_txt = sa.Table(
     "robots_txt",
     metadata,
     #: scheme://host[:port], as ``RobotsCache.origin`` spells it.
-    sa.Column("origin", sa.Text, primary_key=True),
+    sa.Column("origin", BindableText, primary_key=True),
     #: ``parsed`` or ``allow_all``.
-    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("state", BindableText, nullable=False),
     sa.Column("status", sa.Integer),
     #: The rules as fetched (at most RobotsCache.max_bytes); NULL for allow_all.
-    sa.Column("body", sa.Text),
+    sa.Column("body", BindableText),
     sa.Column("fetched_at", UTCDateTime, nullable=False, index=True),
 )

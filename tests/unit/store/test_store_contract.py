@@ -228,3 +228,56 @@ def test_delete_cascades(store: SqlStore) -> None:
     with store.engine.connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(feeds)).scalar_one() == 0
     assert store.count_entries() == 0
+
+
+def test_text_no_driver_binds_is_stored_replaced_not_failing_the_batch(store: SqlStore) -> None:
+    """NUL (PostgreSQL refuses it in text) and lone surrogates (a header byte that is not UTF-8,
+    as aiohttp hands it over) bind on both databases: one publisher's odd bytes must not fail
+    the transaction that carries every other feed's result."""
+    from fairfetch.net.robots import RobotsCopy
+    from fairfetch.store.robots_repo import load_robots, save_robots
+
+    feed, _ = store.add_feed("https://a.example/feed", now=NOW, politeness_key="a.example")
+    other, _ = store.add_feed("https://b.example/feed", now=NOW, politeness_key="b.example")
+    odd = Entry(id="id\x00\udce9", title="t\x00", content="c\udcff")
+    r = store.write(
+        [
+            CrawlWrite(
+                feed_id=feed.id,
+                url=feed.url,
+                at=NOW,
+                outcome="error",
+                politeness_key="a.example",
+                feed_changes={"last_error": "http: 404 Nicht gef\udcfcnden", "etag": '"a\x00"'},
+                error_kind="http",
+                error_detail="404 Not\x00Found",
+                entries=[odd],
+                contacts=[Contact("mailto:x\x00@a.example", "email", "webMaster")],
+                authors=[(Person("N\udce9", None, None), "author")],
+            ),
+            CrawlWrite(
+                feed_id=other.id,
+                url=other.url,
+                at=NOW,
+                outcome="ok",
+                politeness_key="b.example",
+                feed_changes={"status": "ok"},
+                entries=[Entry(id="1", title="fine")],
+            ),
+        ]
+    )
+    assert [w.new_entries for w in r] == [1, 1]
+    got = store.get_feed(feed.id)
+    assert got.last_error == "http: 404 Nicht gef\ufffdnden"
+    assert got.etag == '"a\ufffd"'
+    assert store.get_feed(other.id).status == "ok"
+    # The same odd id crawled again is the stored entry, not a second one.
+    again = _write(store, feed.id, entries=[odd])
+    assert again[0].new_entries == 0
+    assert store.count_entries(feed.id) == 1
+    # Looking a feed up by a URL with such a character is a miss, not a database error.
+    assert store.find_feed("https://a.example/\x00") is None
+    save_robots(store, [RobotsCopy("https://r.example", "parsed", 200, "A\x00\udce9", 1.7e9)])
+    copy = load_robots(store, "https://r.example")
+    assert copy is not None
+    assert copy.body == "A\ufffd\ufffd"
