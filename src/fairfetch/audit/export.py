@@ -119,6 +119,8 @@ def _overview(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterato
         "FROM pages WHERE state='done' GROUP BY 1 ORDER BY 1"
     ):
         yield (f"Pages {klass}", n)
+    if site.throttled_pages:
+        yield ("Pages throttled by the site, not judged", site.throttled_pages)
     yield ("Indexable pages", sum(1 for p in site.pages if p.indexable))
     yield ("Links", conn.execute("SELECT COUNT(*) FROM links").fetchone()[0])
     yield ("Images", conn.execute("SELECT COUNT(*) FROM images").fetchone()[0])
@@ -179,8 +181,8 @@ def _pages(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[t
 
 def _orphans(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[tuple]:
     if not site.complete:
-        yield ("(not computed)", f"the crawl was cut short ({site.cut_short or 'unfinished'}): "
-               "the link graph is incomplete")
+        why = run.silenced.get("orphan-in-sitemap", "the link graph is incomplete")
+        yield ("(not computed)", why)
         return
     for f in run.by_rule().get("orphan-in-sitemap", []):
         yield (f.url, "in sitemap, linked from no crawled page")
@@ -197,7 +199,8 @@ def _broken(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[
     yield from conn.execute(
         "SELECT f.url, l.to_url, 'internal', p.status, NULL, l.anchor, l.location FROM links l "
         "JOIN pages f ON f.id = l.from_id JOIN pages p ON p.url = l.to_url "
-        "WHERE l.internal = 1 AND p.status >= 400 ORDER BY f.id, l.seq"
+        "WHERE l.internal = 1 AND p.status >= 400 "
+        "AND (p.error IS NULL OR p.error NOT LIKE 'throttled:%') ORDER BY f.id, l.seq"
     )
     yield from conn.execute(
         "SELECT f.url, l.to_url, 'external', e.status, e.error, l.anchor, l.location FROM links l "

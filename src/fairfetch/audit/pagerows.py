@@ -15,7 +15,10 @@ from typing import Any, NamedTuple
 from fairfetch.audit.indexability import indexability, is_html
 from fairfetch.audit.urls import Scope, resolve_link
 
-__all__ = ["Built", "Fetched", "PageRowBuilder"]
+__all__ = ["THROTTLED", "Built", "Fetched", "PageRowBuilder"]
+
+#: How the error of a page still throttled after the crawl's retries begins.
+THROTTLED = "throttled:"
 
 
 class Fetched(NamedTuple):
@@ -86,6 +89,11 @@ class PageRowBuilder:
             canonical=canonical,
         )  # fmt: skip
         error = f"{f.error_kind}: {f.error_detail}" if f.error_kind else None
+        if error is None and (f.status == 429 or (f.status == 503 and "retry-after" in headers)):
+            # Still throttled after the crawl's retries: the site said "later", not "broken".
+            # The view leaves such pages unjudged (see THROTTLED).
+            after = headers.get("retry-after")
+            error = f"{THROTTLED} {f.status}" + (f" (Retry-After {after})" if after else "")
         links: list[tuple[Any, ...]] = []
         images: list[tuple[Any, ...]] = []
         page_images: list[tuple[Any, ...]] = []

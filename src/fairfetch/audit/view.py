@@ -136,6 +136,8 @@ class SiteView:
     resources: list[ResourceRow] = field(default_factory=list)
     sitemap_urls: set[str] = field(default_factory=set)
     sitemaps_ok: int = 0
+    #: Pages the site kept throttling (429, 503 + Retry-After): not in ``pages``, not judged.
+    throttled_pages: int = 0
     robots_status: int | None = 200
     #: page url -> resource urls (only what hreflang / canonical checks need is in pages)
     skipped_links: dict[str, int] = field(default_factory=dict)
@@ -156,8 +158,8 @@ class SiteView:
 
     @property
     def complete(self) -> bool:
-        """The whole link graph is known: no cap cut the crawl short."""
-        return self.finished and not self.cut_short
+        """The whole link graph is known: no cap cut the crawl short, no page was withheld."""
+        return self.finished and not self.cut_short and not self.throttled_pages
 
 
 def _loads_list(text: str | None) -> list:
@@ -168,6 +170,12 @@ def _loads_list(text: str | None) -> list:
     except ValueError:
         return []
     return value if isinstance(value, list) else []
+
+
+#: A page the site kept throttling was not judged: it is no 4xx/5xx page and no broken link
+#: target (the error is pagerows.THROTTLED's; spelled here so the view needs no parser).
+_JUDGED = "(error IS NULL OR error NOT LIKE 'throttled:%')"
+_JUDGED_P = "(p.error IS NULL OR p.error NOT LIKE 'throttled:%')"
 
 
 #: Page columns with few distinct values across a site.
@@ -211,7 +219,9 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
     i_repeated = [ix[c] for c in _REPEATED]
     pages = []
     shared: dict[str, str] = {}
-    for row in conn.execute(f"SELECT {', '.join(cols)} FROM pages WHERE state='done' ORDER BY id"):
+    for row in conn.execute(
+        f"SELECT {', '.join(cols)} FROM pages WHERE state='done' AND {_JUDGED} ORDER BY id"
+    ):
         d = list(row)
         d[i_h1] = _loads_list(d[i_h1])
         d[i_hreflang] = [tuple(x) for x in _loads_list(d[i_hreflang])]
@@ -250,7 +260,7 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
     broken = conn.execute(
         f"SELECT DISTINCT f.url, l.to_url, p.status FROM pages p {join} links l "
         "ON l.to_url = p.url JOIN pages f ON f.id = l.from_id "
-        "WHERE l.internal = 1 AND p.status >= 400 "
+        f"WHERE l.internal = 1 AND p.status >= 400 AND {_JUDGED_P} "
         "ORDER BY f.id, l.seq"
     ).fetchall()
     to_redirects = conn.execute(
@@ -324,6 +334,9 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
         "SELECT COUNT(*) FROM sitemaps WHERE status = 200 AND error IS NULL"
     ).fetchone()[0]
     skipped = json.loads(meta.get("links_skipped") or "{}")
+    throttled = conn.execute(
+        f"SELECT COUNT(*) FROM pages WHERE state='done' AND NOT {_JUDGED}"
+    ).fetchone()[0]
     return SiteView(
         start_url=meta.get("start_url", ""),
         cut_short=meta.get("cut_short", ""),
@@ -344,4 +357,5 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
         sitemaps_ok=sitemaps_ok,
         robots_status=robots[0] if robots else None,
         skipped_links=skipped if isinstance(skipped, dict) else {},
+        throttled_pages=throttled,
     )

@@ -45,7 +45,12 @@ def run_rules(site: SiteView, thresholds: Thresholds | None = None) -> RuleRun:
     run = RuleRun()
     for r in CATALOGUE.values():
         if r.needs_full_graph and not site.complete:
-            reason = site.cut_short or "crawl did not finish"
+            if site.cut_short:
+                reason = site.cut_short
+            elif not site.finished:
+                reason = "crawl did not finish"
+            else:
+                reason = f"{site.throttled_pages} page(s) throttled by the site, not read"
             run.silenced[r.id] = f"link graph incomplete ({reason}): rule not applied"
             continue
         run.findings.extend(r.check(site, t))

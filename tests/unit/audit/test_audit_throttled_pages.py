@@ -1,0 +1,74 @@
+"""A page the site kept throttling (429, or 503 + Retry-After, after the crawl's retries) was
+not judged: it is no 4xx page, no broken link target, and the link graph is incomplete."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from fairfetch.audit.crawlfile import CrawlFile
+from fairfetch.audit.export import export_crawl
+from fairfetch.audit.pagerows import Fetched, PageRowBuilder
+from fairfetch.audit.rules import run_rules
+from fairfetch.audit.urls import Scope
+from fairfetch.audit.view import load_view
+
+S = "http://site.test"
+HOME = (
+    b"<!doctype html><html lang=en><head><title>Home</title></head><body>"
+    b'<a href="/busy">busy</a><a href="/gone">gone</a><a href="/later">later</a></body></html>'
+)
+
+
+def _crawl_file(path: Path) -> CrawlFile:
+    cf = CrawlFile(path)
+    builder = PageRowBuilder(Scope(S + "/"), {}, {})
+    html = {"content-type": "text/html"}
+    fetched = [
+        Fetched(S + "/", 200, None, "", html, HOME, len(HOME), 0.01),
+        Fetched(S + "/busy", 429, None, "", {"retry-after": "120"}, b"", 0, 0.01),
+        Fetched(S + "/gone", 404, None, "", html, b"<p>no</p>", 9, 0.01),
+        Fetched(S + "/later", 503, None, "", {"retry-after": "60"}, b"", 0, 0.01),
+    ]
+    ops: list[tuple[str, object]] = [
+        ("queue", (i, f.url, min(i - 1, 1), min(i - 1, 1), "link"))
+        for i, f in enumerate(fetched, 1)
+    ]
+    for i, f in enumerate(fetched, 1):
+        ops.extend(builder.build(i, f).ops)
+    cf.write_batch(ops)
+    cf.finalize()
+    cf.set_meta(start_url=S + "/", finished_at="2026-11-30T00:00:00+00:00", cut_short="")
+    return cf
+
+
+def test_audit_throttled_pages_are_not_judged(tmp_path: Path) -> None:
+    cf = _crawl_file(tmp_path / "t.db")
+    try:
+        errors = dict(cf.conn.execute("SELECT url, error FROM pages").fetchall())
+        assert errors[S + "/busy"].startswith("throttled: 429")
+        assert errors[S + "/later"].startswith("throttled: 503")
+        assert errors[S + "/gone"] is None
+        site = load_view(cf.conn)
+    finally:
+        cf.close()
+    run = run_rules(site)
+    judged = {(f.rule_id, f.url, f.detail) for f in run.findings}
+    assert ("client-error", S + "/gone", "404") in judged
+    assert not [j for j in judged if "/busy" in j[1] + j[2] or "/later" in j[1] + j[2]]
+    assert {f.url for f in run.findings if f.rule_id == "broken-internal-link"} == {S + "/"}
+    assert "throttled" in run.silenced["orphan-in-sitemap"]
+    assert not site.complete
+
+
+def test_audit_throttled_pages_in_the_export(tmp_path: Path) -> None:
+    _crawl_file(tmp_path / "t.db").close()
+    export_crawl(tmp_path / "t.db", csv_dir=tmp_path / "csv")
+
+    def rows(name: str) -> list[list[str]]:
+        with (tmp_path / "csv" / name).open(encoding="utf-8") as fh:
+            return list(csv.reader(fh))[1:]
+
+    assert [r[1] for r in rows("broken_links.csv")] == [S + "/gone"]
+    assert ["Pages throttled by the site, not judged", "2"] in rows("overview.csv")
+    assert "throttled" in rows("orphans.csv")[0][1]
