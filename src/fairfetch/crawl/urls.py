@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit, urlunsplit
 
 from fairfetch.errors import InvalidURLError
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _is_control(c: str) -> bool:
+    """C0 controls and DEL, except whitespace (which has its own, clearer error below)."""
+    return (c < " " or c == "\x7f") and not c.isspace()
 
 
 def normalize_feed_url(raw: str) -> str:
@@ -16,6 +24,13 @@ def normalize_feed_url(raw: str) -> str:
     text = (raw or "").strip()
     if not text:
         raise InvalidURLError(raw, "empty URL")
+    # Refused here, naming the input, rather than failing in the store or the fetcher: a byte
+    # that is not UTF-8 on the command line arrives as a lone surrogate (surrogateescape).
+    if _SURROGATE.search(text):
+        raise InvalidURLError(raw, "not valid UTF-8 text (percent-encode raw bytes: %FF)")
+    control = next((c for c in text if _is_control(c)), None)
+    if control is not None:
+        raise InvalidURLError(raw, f"control character {control!r} in the URL")
     if "://" not in text and not text.startswith("//"):
         text = "https://" + text if "." in text.split("/")[0] else text
     try:

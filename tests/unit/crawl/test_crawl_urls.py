@@ -1,0 +1,41 @@
+"""normalize_feed_url: what `feeds add`, OPML import and the web form accept, and the clear error
+naming the input for what they do not."""
+
+from __future__ import annotations
+
+import pytest
+
+from fairfetch.crawl.urls import normalize_feed_url
+from fairfetch.errors import InvalidURLError
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        # A byte that is not UTF-8 on the command line arrives as a lone surrogate
+        # (surrogateescape); it used to reach the store and fail there with a traceback.
+        ("https://a.example/\udcff", "not valid UTF-8"),
+        ("https://a.example/feed\udce9.xml", "not valid UTF-8"),
+        ("https://a.example/a\x00b", "control character"),
+        ("https://a.example/a\x7fb", "control character"),
+        ("https://a.exa\x01mple/feed", "control character"),
+    ],
+)
+def test_unusable_characters_are_refused_naming_the_input(raw: str, reason: str) -> None:
+    with pytest.raises(InvalidURLError, match=reason) as caught:
+        normalize_feed_url(raw)
+    assert caught.value.reason.startswith(reason)
+    assert repr(raw) in str(caught.value) or raw in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("https://A.Example/Feed", "https://a.example/Feed"),
+        ("a.example/feed#top", "https://a.example/feed"),
+        ("https://a.example/caf\u00e9", "https://a.example/caf\u00e9"),  # an IRI is fine
+        ("https://a.example:8443/", "https://a.example:8443/"),
+    ],
+)
+def test_good_urls_are_kept(raw: str, expected: str) -> None:
+    assert normalize_feed_url(raw) == expected
