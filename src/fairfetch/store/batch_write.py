@@ -201,17 +201,22 @@ def _write_unique(
 
 
 def _moves(conn: sa.Connection, batch: Sequence[CrawlWrite]) -> dict[int, str]:
-    """A feed moves to a new URL unless another feed already has it."""
+    """A feed moves to a new URL unless another feed already has it, or an earlier feed of
+    this batch is moving onto it (two copies of one feed redirected to the same place)."""
     out: dict[int, str] = {}
+    claimed: set[str] = set()
     for w in batch:
         target = w.feed_changes.get("url")
         if target is None:
+            continue
+        if bindable_text(target) in claimed:
             continue
         taken = conn.execute(
             sa.select(feeds.c.id).where(feeds.c.url == target, feeds.c.id != w.feed_id)
         ).first()
         if taken is None:
             out[w.feed_id] = target
+            claimed.add(bindable_text(target))
     return out
 
 

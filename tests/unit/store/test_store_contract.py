@@ -281,3 +281,38 @@ def test_text_no_driver_binds_is_stored_replaced_not_failing_the_batch(store: Sq
     copy = load_robots(store, "https://r.example")
     assert copy is not None
     assert copy.body == "A\ufffd\ufffd"
+
+
+def test_two_feeds_moving_onto_one_url_in_one_batch(store: SqlStore) -> None:
+    """http:// and https:// copies of a feed both redirected (301) to one new URL are confirmed
+    on the same crawl and land in the same batch: one moves, the other stays where it is. Both
+    moving broke the unique URL, failed the batch, and did so again on every crawl."""
+    a, _ = store.add_feed("http://a.example/feed", now=NOW, politeness_key="a.example")
+    b, _ = store.add_feed("https://a.example/feed", now=NOW, politeness_key="a.example")
+    other, _ = store.add_feed("https://c.example/feed", now=NOW, politeness_key="c.example")
+    target = "https://new.example/feed"
+
+    def move(feed_id: int, url: str) -> CrawlWrite:
+        return CrawlWrite(
+            feed_id=feed_id,
+            url=url,
+            at=NOW,
+            outcome="ok",
+            politeness_key="a.example",
+            feed_changes={"status": "ok", "url": target},
+        )
+
+    plain = CrawlWrite(
+        feed_id=other.id,
+        url=other.url,
+        at=NOW,
+        outcome="ok",
+        politeness_key="c.example",
+        feed_changes={"status": "ok"},
+        entries=[Entry(id="1")],
+    )
+    r = store.write([move(a.id, a.url), plain, move(b.id, b.url)])
+    assert [w.moved_to for w in r] == [target, None, None]
+    assert store.get_feed(a.id).url == target
+    assert store.get_feed(b.id).url == "https://a.example/feed"
+    assert store.get_feed(other.id).entry_count == 1
