@@ -70,6 +70,8 @@ class PageFacts:
     assets: list[Asset] = field(default_factory=list)
     og_title: str = ""
     og_image: str = ""
+    #: a non-empty <meta http-equiv="Content-Security-Policy"> in <head> (enforced like the header)
+    csp_meta: bool = False
     jsonld_total: int = 0
     jsonld_invalid: int = 0
     content_hash: str = ""
@@ -142,6 +144,14 @@ def extract_page(body: bytes, url: str) -> PageFacts:
             robots_parts.append(content.lower())
         elif prop == "og:title":
             facts.og_title = content
+        elif (
+            content
+            and "http-equiv" in attrs
+            and (attrs.get("http-equiv") or "").strip().lower() == "content-security-policy"
+            and node.parent is not None
+            and node.parent.tag == "head"
+        ):
+            facts.csp_meta = True
         elif prop == "og:image":
             facts.og_image = content
     facts.meta_robots = ", ".join(p for p in robots_parts if p)

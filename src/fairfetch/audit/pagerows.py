@@ -172,7 +172,7 @@ class PageRowBuilder:
             facts.jsonld_total if facts else None,
             facts.jsonld_invalid if facts else None,
             int("strict-transport-security" in headers),
-            int("content-security-policy" in headers),
+            int("content-security-policy" in headers or bool(facts and facts.csp_meta)),
             int(headers.get("x-content-type-options", "").lower() == "nosniff"),
             mixed,
             _now(),

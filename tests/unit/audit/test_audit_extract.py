@@ -343,3 +343,31 @@ def test_audit_svg_titles_are_not_page_titles() -> None:
     facts = extract_page(stray, "http://s.test/")
     assert facts.titles == ["In the body"]
     assert facts.title_outside_head is True
+
+
+def test_audit_csp_in_a_meta_tag_counts() -> None:
+    """<meta http-equiv="Content-Security-Policy"> in <head> is a policy the browser enforces:
+    the page has a CSP (missing-csp fired on it)."""
+    from fairfetch.audit.pagerows import Fetched, PageRowBuilder
+
+    def csp_of(html: bytes, headers: dict[str, str] | None = None) -> int:
+        builder = PageRowBuilder(Scope("http://s.test/"), {}, {})
+        fetched = Fetched("http://s.test/", 200, None, "",
+                          {"content-type": "text/html", **(headers or {})}, html, len(html), 0.0)
+        (page_row, *_rest) = builder.build(1, fetched).ops[0][1]
+        from fairfetch.audit.crawlfile import PAGE_DONE_COLUMNS
+
+        return int(page_row[PAGE_DONE_COLUMNS.index("csp")])
+
+    meta = (b'<html><head><meta http-equiv="Content-Security-Policy" '
+            b"content=\"default-src 'self'\"><title>t</title></head><body>x</body></html>")
+    assert extract_page(meta, "http://s.test/").csp_meta is True
+    assert csp_of(meta) == 1
+    plain = b"<html><head><title>t</title></head><body>x</body></html>"
+    assert csp_of(plain) == 0
+    assert csp_of(plain, {"content-security-policy": "default-src 'self'"}) == 1
+    in_body = (b'<html><head><title>t</title></head><body><meta http-equiv="content-security-'
+               b"policy\" content=\"default-src 'self'\"></body></html>")
+    assert csp_of(in_body) == 0  # browsers ignore it outside <head>
+    empty = b'<html><head><meta http-equiv="Content-Security-Policy" content=""></head></html>'
+    assert csp_of(empty) == 0
