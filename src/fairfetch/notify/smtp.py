@@ -91,9 +91,21 @@ class SmtpSession:
         return client
 
     async def send(self, msg: Message, *, sender: str, recipient: str) -> Attempt:
+        # a non-ASCII address (``josé@…``) travels only with SMTPUTF8 (RFC 6531); encoding it
+        # as ASCII raised out of the pass, and the oldest-first sender then died on it for ever
+        utf8 = not (sender.isascii() and recipient.isascii())
         try:
             client = await self._connect()
-            await client.sendmail(sender, [recipient], as_bytes(msg))
+            await client.sendmail(sender, [recipient], as_bytes(msg),
+                                  mail_options=["SMTPUTF8"] if utf8 else [])
+        except aiosmtplib.SMTPNotSupported as exc:
+            await self._drop()
+            if utf8 and "SMTPUTF8" in str(exc):  # this message can never go through this server
+                return Attempt(
+                    "permanent", None,
+                    f"the mail server does not offer SMTPUTF8, needed for {recipient!r}",
+                )
+            return Attempt("temporary", None, f"{type(exc).__name__}: {exc}")
         except aiosmtplib.SMTPRecipientsRefused as exc:
             codes = [e.code for e in exc.recipients]
             code = max(codes) if codes else None
