@@ -56,10 +56,28 @@ SPENT_CONFIRMATION = (
 CONFIRM_RESEND_AFTER = timedelta(hours=1)
 
 
-def _reader(conn: sa.Connection, email: str, tz: str | None, now: datetime) -> dict[str, Any]:
+def _has_active(conn: sa.Connection, reader_id: int) -> bool:
+    return conn.execute(
+        sa.select(notify_subscriptions.c.id).where(
+            notify_subscriptions.c.reader_id == reader_id,
+            notify_subscriptions.c.status == "active",
+        )
+    ).first() is not None
+
+
+def _reader(
+    conn: sa.Connection, email: str, tz: str | None, now: datetime, *, update_active: bool = True
+) -> dict[str, Any]:
+    """The reader of ``email`` (created on first use). Its zone changes to ``tz`` unless
+    ``update_active`` is False and it has a live subscription: the zone sets the hour of every
+    digest it gets, and the public form must not move those."""
     q = sa.select(notify_readers).where(notify_readers.c.email == email)
     first = conn.execute(q).mappings().first()
     found: dict[str, Any] | None = dict(first) if first is not None else None
+    if found is not None and not update_active and tz and found["tz"] != tz and _has_active(
+        conn, found["id"]
+    ):
+        return found
     if found is None:
         conn.execute(
             notify_readers.insert().values(
@@ -103,7 +121,7 @@ def subscribe(
     """
     throttled = False
     with store.engine.begin() as conn:
-        reader = _reader(conn, email, tz, now)
+        reader = _reader(conn, email, tz, now, update_active=update_active)
         values = {
             "mode": mode,
             "hour": hour,

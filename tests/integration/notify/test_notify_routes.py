@@ -198,3 +198,37 @@ def test_notify_old_confirmation_link_does_not_undo_an_unsubscribe(site):
     assert site.client.post(new_link).status_code == 200
     assert site.client.post(new_link).status_code == 200
     assert repo.list_subscriptions(site.world.store)[0]["status"] == "active"
+
+
+def test_notify_public_form_does_not_move_an_active_readers_time_zone(site):
+    """The public form never changes an active subscription — nor, through the reader's time
+    zone, the hour her live digests arrive at: subscribing to one more feed with the form's
+    default zone (UTC), or a stranger posting her address, left her Paris digest an hour off."""
+    w = site.world
+    fid = _subscribe(site, "ana@example.test", mode="daily", hour="7", tz="Europe/Paris")
+    [mail] = site.sink.mails
+    link = re.search(r"https://news\.example\.test(/confirm/\S+)",
+                     next(mail.message.iter_parts()).get_content()).group(1)
+    assert site.client.post(link).status_code == 200
+    other = w.add_feed("https://other.example.test/feed")
+    r = site.client.post("/subscribe", data={"feed": str(other), "email": "ana@example.test",
+                                              "mode": "daily", "hour": "7", "tz": "UTC"})
+    assert r.status_code == 200
+    subs = {s["feed_id"]: s for s in repo.list_subscriptions(w.store)}
+    assert subs[fid]["tz"] == "Europe/Paris"
+    assert subs[fid]["status"] == "active"
+    # her digest still goes out at 07:00 Paris time (06:00 UTC in March)
+    w.write(fid, [w.entry("news")], at=T0 + timedelta(hours=1))
+    [issue] = [r for r in w.outbox() if r["kind"] == "digest"]
+    assert issue["due_at"].hour == 6
+
+
+def test_notify_public_form_sets_the_zone_of_a_reader_without_live_subscriptions(site):
+    """The other direction: nothing of hers is live, so the form's zone is hers to set."""
+    fid = _subscribe(site, "bob@example.test", mode="daily", hour="7", tz="UTC")
+    r = site.client.post("/subscribe", data={"feed": str(fid), "email": "bob@example.test",
+                                              "mode": "daily", "hour": "7",
+                                              "tz": "America/New_York"})
+    assert r.status_code == 200
+    [sub] = repo.list_subscriptions(site.world.store)
+    assert (sub["status"], sub["tz"]) == ("pending", "America/New_York")
