@@ -297,6 +297,8 @@ class _Crawl:
              if res.error_kind else None),
         )
         sitemap_files = self._apply_robots(body) if body else []
+        # Whether the sitemaps were read: "none found" and "not looked for" read differently.
+        self.cf.set_meta(sitemaps="read" if self.options.use_sitemaps else "skipped")
         if not self.options.use_sitemaps:
             return []
         if not sitemap_files:

@@ -138,6 +138,8 @@ class SiteView:
     sitemaps_ok: int = 0
     #: Pages the site kept throttling (429, 503 + Retry-After): not in ``pages``, not judged.
     throttled_pages: int = 0
+    #: rule id -> why the crawl cannot answer it (e.g. sitemaps not read: --no-sitemaps)
+    not_applicable: dict[str, str] = field(default_factory=dict)
     robots_status: int | None = 200
     #: page url -> resource urls (only what hreflang / canonical checks need is in pages)
     skipped_links: dict[str, int] = field(default_factory=dict)
@@ -358,4 +360,9 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
         robots_status=robots[0] if robots else None,
         skipped_links=skipped if isinstance(skipped, dict) else {},
         throttled_pages=throttled,
+        not_applicable=(
+            {"no-sitemap": "sitemaps not read (--no-sitemaps): rule not applied"}
+            if meta.get("sitemaps") == "skipped" and not sitemaps_ok
+            else {}
+        ),
     )

@@ -198,3 +198,17 @@ async def test_audit_resume_refuses_a_file_with_older_sketches(
         await crawl(testbed, out, pages=40, resume=True)
     with sqlite3.connect(out) as con:
         assert con.execute("SELECT COUNT(*), group_concat(sketch) FROM pages").fetchone() == before
+
+
+async def test_audit_no_sitemaps_read_is_not_no_sitemap(testbed: Testbed, tmp_path: Path) -> None:
+    """--no-sitemaps: the site has a sitemap we did not read; "No readable XML sitemap ... none
+    found in robots.txt or at /sitemap.xml" would be a false statement."""
+    out = tmp_path / "nosm.db"
+    await crawl(testbed, out, pages=40, use_sitemaps=False)
+    db = sqlite3.connect(out)
+    run = run_rules(load_view(db))
+    assert "no-sitemap" not in {f.rule_id for f in run.findings}
+    assert "--no-sitemaps" in run.silenced["no-sitemap"]
+    read = tmp_path / "sm.db"
+    await crawl(testbed, read, pages=40)
+    assert "no-sitemap" not in run_rules(load_view(sqlite3.connect(read))).silenced

@@ -44,6 +44,9 @@ def run_rules(site: SiteView, thresholds: Thresholds | None = None) -> RuleRun:
     t = thresholds or Thresholds()
     run = RuleRun()
     for r in CATALOGUE.values():
+        if r.id in site.not_applicable:
+            run.silenced[r.id] = site.not_applicable[r.id]
+            continue
         if r.needs_full_graph and not site.complete:
             if site.cut_short:
                 reason = site.cut_short
