@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import sqlalchemy as sa
 
-from fairfetch.store.sql import SqlStore
+from fairfetch.store.sql import SqlStore, dead_probe_allowed
 from fairfetch.store.tables import authors, crawls, entries, feeds
 from fairfetch.store.tables_directory import feeds_fts
 
@@ -277,7 +277,9 @@ def count_due(store: SqlStore, now: datetime, *, dead_probe_interval: float) -> 
     probe_before = now - timedelta(seconds=dead_probe_interval)
     live = sa.select(sa.func.count()).where(feeds.c.next_crawl_at <= now, feeds.c.status != "dead")
     dead = sa.select(sa.func.count()).where(
-        feeds.c.status == "dead", feeds.c.last_fetched_at <= probe_before
+        feeds.c.status == "dead",
+        feeds.c.last_fetched_at <= probe_before,
+        dead_probe_allowed(now),
     )
     with store.engine.connect() as conn:
         return int(conn.execute(live).scalar_one()) + int(conn.execute(dead).scalar_one())

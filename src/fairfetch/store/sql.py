@@ -154,7 +154,11 @@ class SqlStore:
         probe_before = now - timedelta(seconds=dead_probe_interval)
         return sa.or_(
             sa.and_(feeds.c.status != "dead", feeds.c.next_crawl_at <= now),
-            sa.and_(feeds.c.status == "dead", feeds.c.last_fetched_at <= probe_before),
+            sa.and_(
+                feeds.c.status == "dead",
+                feeds.c.last_fetched_at <= probe_before,
+                dead_probe_allowed(now),
+            ),
         )
 
     def count_due(self, now: datetime, *, dead_probe_interval: float) -> int:
@@ -387,6 +391,14 @@ class SqlStore:
                 "next_hour": int(next_hour),
             },
         }
+
+
+def dead_probe_allowed(now: datetime) -> sa.ColumnElement[bool]:
+    """Whether a dead feed's monthly probe may start now. A dead feed has no ``next_crawl_at``
+    of its own; one is set only when its probe was throttled or deferred (Retry-After, a paused
+    key), and a throttle leaves ``last_fetched_at`` as it was, so without this the probe was
+    due again at once, every pass, whatever the server asked."""
+    return sa.or_(feeds.c.next_crawl_at.is_(None), feeds.c.next_crawl_at <= now)
 
 
 def dumps(value: Any) -> str:

@@ -316,3 +316,26 @@ def test_two_feeds_moving_onto_one_url_in_one_batch(store: SqlStore) -> None:
     assert store.get_feed(a.id).url == target
     assert store.get_feed(b.id).url == "https://a.example/feed"
     assert store.get_feed(other.id).entry_count == 1
+
+
+def test_a_dead_probe_waits_for_a_throttle_or_deferral(store: SqlStore) -> None:
+    from fairfetch.store import directory_repo
+
+    month = 30 * 86400.0
+    ids = []
+    for i, next_at in enumerate((None, NOW + timedelta(hours=1), NOW - timedelta(minutes=1))):
+        f, _ = store.add_feed(f"https://d{i}.example/feed", now=NOW, politeness_key=f"d{i}")
+        _write(
+            store,
+            f.id,
+            feed_changes={
+                "status": "dead",
+                "last_fetched_at": NOW - timedelta(days=40),
+                "next_crawl_at": next_at,
+            },
+        )
+        ids.append(f.id)
+    due = [f.id for f in store.iter_due(NOW, dead_probe_interval=month)]
+    assert due == [ids[0], ids[2]]  # the throttled probe (next_crawl_at ahead) waits
+    assert store.count_due(NOW, dead_probe_interval=month) == 2
+    assert directory_repo.count_due(store, NOW, dead_probe_interval=month) == 2
