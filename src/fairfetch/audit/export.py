@@ -23,6 +23,7 @@ import xlsxwriter
 
 from fairfetch.audit.rules import CATALOGUE, SEVERITIES, RuleRun, Thresholds, run_rules
 from fairfetch.audit.view import SiteView, load_view
+from fairfetch.errors import AuditError
 
 __all__ = [
     "EXCEL_MAX_CELL",
@@ -339,6 +340,10 @@ def export_crawl(
     """Write the workbook and/or the CSVs; returns rows written per sheet."""
     from fairfetch.audit.crawlfile import CrawlFile
 
+    targets = [Path(xlsx)] if xlsx is not None else []
+    if csv_dir is not None:
+        targets += [Path(csv_dir) / f"{_slug(sheet.name)}.csv" for sheet in SHEETS]
+    _refuse_to_overwrite(Path(crawl_file), targets)
     cf = CrawlFile(crawl_file, create=False)
     try:
         conn = cf.conn
@@ -370,6 +375,18 @@ def export_crawl(
         return counts
     finally:
         cf.close()
+
+
+def _refuse_to_overwrite(crawl_file: Path, targets: list[Path]) -> None:
+    """An output that is the crawl file (or its WAL) would replace the crawl with the export."""
+    own = crawl_file.resolve()
+    guarded = {own, own.with_name(own.name + "-wal"), own.with_name(own.name + "-shm")}
+    for target in targets:
+        if target.resolve() in guarded:
+            raise AuditError(
+                f"{str(target)!r} is the crawl file {str(crawl_file)!r} (or its journal): "
+                "writing the export there would destroy the crawl; choose another name"
+            )
 
 
 def report_data(crawl_file: str | Path, thresholds: Thresholds | None = None) -> dict[str, Any]:

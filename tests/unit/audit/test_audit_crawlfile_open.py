@@ -56,3 +56,23 @@ def test_audit_crawlfile_unopenable_path_names_it(tmp_path: Path) -> None:
     with pytest.raises(AuditError, match=r"'.*notes\.db'.*not a database"):
         CrawlFile(garbage)
     assert garbage.read_text() == "hello, not a database\n" * 100
+
+
+def test_audit_export_never_writes_over_the_crawl_file(tmp_path: Path) -> None:
+    """`audit export site.db --xlsx site.db` replaced the crawl file with the workbook."""
+    from fairfetch.audit.export import export_crawl
+
+    path = tmp_path / "site.db"
+    CrawlFile(path).close()
+    before = path.read_bytes()
+    for target in (path, tmp_path / "." / "site.db", Path(f"{path}-wal")):
+        with pytest.raises(AuditError, match=r"site\.db.*crawl file"):
+            export_crawl(path, xlsx=target)
+        assert path.read_bytes() == before
+    named_like_a_sheet = tmp_path / "links.csv"
+    CrawlFile(named_like_a_sheet).close()
+    with pytest.raises(AuditError, match=r"links\.csv.*crawl file"):
+        export_crawl(named_like_a_sheet, csv_dir=tmp_path)
+    cf = CrawlFile(named_like_a_sheet, create=False)
+    assert cf.get_meta()["schema_version"] == "1"
+    cf.close()
