@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Protocol
 from protego import Protego
 from yarl import URL
 
-from fairfetch.net.retry_after import MIN_RETRY_AFTER
+from fairfetch.net.retry_after import MAX_RETRY_AFTER, MIN_RETRY_AFTER
 
 if TYPE_CHECKING:
     from fairfetch.net.fetch import Fetcher
@@ -49,6 +50,9 @@ __all__ = [
 ]
 
 log = logging.getLogger("fairfetch.robots")
+
+#: The longest Crawl-delay honoured (a day, the Retry-After clamp).
+MAX_CRAWL_DELAY = MAX_RETRY_AFTER
 
 #: The states worth keeping between processes: they stand for ``ttl``. Throttled and
 #: unreachable are passing states; the last good copy stands in for them.
@@ -97,10 +101,18 @@ class RobotsRules:
         return bool(self.parser.can_fetch(url, agent))
 
     def crawl_delay(self, agent: str) -> float | None:
+        """The publisher's Crawl-delay, honoured up to a day like a Retry-After: the number goes
+        into the politeness key's gap, and an absurd one (``1e300``) must neither crash the
+        scheduling nor push the key's feeds out of the directory for centuries."""
         if self.parser is None:
             return None
         delay = self.parser.crawl_delay(agent)
-        return float(delay) if delay is not None else None
+        if delay is None:
+            return None
+        seconds = float(delay)
+        if math.isnan(seconds):
+            return None
+        return min(MAX_CRAWL_DELAY, max(0.0, seconds))
 
 
 @dataclass(frozen=True)
