@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import zlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -45,6 +46,8 @@ from fairfetch.net.outcome import FetchResult
 __all__ = ["CrawlOptions", "CrawlStats", "crawl_site"]
 
 _MAX_SITEMAP_FILES = 50
+#: sitemaps.org's limit for one sitemap, uncompressed: a .xml.gz is never inflated past it.
+SITEMAP_MAX_BYTES = 50 * 1024 * 1024
 
 
 class FetcherLike(Protocol):
@@ -616,7 +619,19 @@ def _use_parse_process(asked: bool | None) -> bool:
 
 
 def _parse_sitemap(data: bytes) -> tuple[str | None, list[str]]:
-    """(urlset | sitemapindex | None, locs) — entities and network off, recover mode."""
+    """(urlset | sitemapindex | None, locs) — entities and network off, recover mode.
+
+    A sitemap.xml.gz comes as gzip bytes without Content-Encoding (the fetch engine inflates
+    only what the server says it encoded): inflated here, up to SITEMAP_MAX_BYTES.
+    """
+    if data[:2] == b"\x1f\x8b":
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            data = inflater.decompress(data, SITEMAP_MAX_BYTES + 1)
+        except zlib.error:
+            return None, []
+        if len(data) > SITEMAP_MAX_BYTES:
+            return None, []
     parser = etree.XMLParser(
         resolve_entities=False, no_network=True, recover=True, huge_tree=False
     )

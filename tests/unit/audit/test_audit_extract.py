@@ -371,3 +371,21 @@ def test_audit_csp_in_a_meta_tag_counts() -> None:
     assert csp_of(in_body) == 0  # browsers ignore it outside <head>
     empty = b'<html><head><meta http-equiv="Content-Security-Policy" content=""></head></html>'
     assert csp_of(empty) == 0
+
+
+def test_audit_gzipped_sitemap_is_read() -> None:
+    """sitemap.xml.gz (sitemaps.org allows it) comes as gzip bytes with no Content-Encoding:
+    it was "not a sitemap", the sitemap's orphans went unseen and no-sitemap fired."""
+    import gzip
+
+    from fairfetch.audit.crawler import SITEMAP_MAX_BYTES, _parse_sitemap
+
+    urlset = (b'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+              b"<url><loc>http://s.test/a</loc></url></urlset>")
+    assert _parse_sitemap(gzip.compress(urlset)) == ("urlset", ["http://s.test/a"])
+    index = b"<sitemapindex><sitemap><loc>http://s.test/s1.xml.gz</loc></sitemap></sitemapindex>"
+    assert _parse_sitemap(gzip.compress(index)) == ("sitemapindex", ["http://s.test/s1.xml.gz"])
+    # A gzip bomb is not inflated past the protocol's 50 MB, and garbage is no sitemap.
+    bomb = gzip.compress(b"<urlset>" + b" " * (SITEMAP_MAX_BYTES + 10) + b"</urlset>")
+    assert _parse_sitemap(bomb) == (None, [])
+    assert _parse_sitemap(b"\x1f\x8b\x08 not really gzip") == (None, [])
