@@ -200,13 +200,20 @@ def decide(state: FeedState, outcome: Outcome, now: datetime, policy: HealthPoli
         interval = adaptive_interval(
             outcome.entry_times, outcome.hint_seconds, state.interval_seconds, policy
         )
+        # Jitter spreads feeds inside the bounds, never past them: read at least every
+        # max_interval, and never sooner than min_interval or the publisher's own hint (a
+        # <ttl> of an hour means "not before an hour").
+        floor = policy.min_interval
+        if outcome.hint_seconds is not None and outcome.hint_seconds > 0:
+            floor = max(floor, min(outcome.hint_seconds, policy.max_interval))
+        delay = min(policy.max_interval, max(floor, _jittered(interval, state.url, now, policy)))
         changes: dict[str, Any] = {
             "status": "ok",
             "error_count": 0,
             "last_success_at": now,
             "last_fetched_at": now,
             "interval_seconds": interval,
-            "next_crawl_at": now + timedelta(seconds=_jittered(interval, state.url, now, policy)),
+            "next_crawl_at": now + timedelta(seconds=delay),
         }
         changes.update(_redirect_changes(state, outcome, policy))
         return Decision(changes, outcome.kind)
@@ -221,8 +228,6 @@ def decide(state: FeedState, outcome: Outcome, now: datetime, policy: HealthPoli
         changes.update(status="dead", next_crawl_at=None)
     else:
         delay = backoff_delay(count, _weight(kind, outcome.http_status), policy)
-        changes.update(
-            status="error",
-            next_crawl_at=now + timedelta(seconds=_jittered(delay, state.url, now, policy)),
-        )
+        jittered = min(policy.backoff_cap, _jittered(delay, state.url, now, policy))
+        changes.update(status="error", next_crawl_at=now + timedelta(seconds=jittered))
     return Decision(changes, "error")

@@ -207,3 +207,42 @@ def test_decide_invariants(
         assert (c["next_crawl_at"] is None) == (c["status"] == "dead")
     if c.get("next_crawl_at") is not None:
         assert c["next_crawl_at"] >= NOW
+
+
+@given(
+    url=st.text(min_size=1, max_size=30),
+    minutes=st.integers(0, 10**6),
+    errors=st.integers(0, 8),
+    kind=st.sampled_from(["ok", "not_modified", "error"]),
+    error_kind=st.sampled_from(["dns", "timeout", "http", "perimeter"]),
+    hint=st.one_of(st.none(), st.floats(1, 10 * 86400)),
+    gap_minutes=st.one_of(st.none(), st.integers(1, 10 * 24 * 60)),
+)
+def test_jitter_stays_inside_the_bounds(
+    url: str,
+    minutes: int,
+    errors: int,
+    kind: str,
+    error_kind: str,
+    hint: float | None,
+    gap_minutes: int | None,
+) -> None:
+    """Jitter spreads feeds inside the bounds, never past them: a healthy feed is read at least
+    every ``max_interval`` and never more often than ``min_interval`` or the publisher's own
+    hint (a ``<ttl>`` of an hour means "not before an hour"); the failure ladder is capped."""
+    now = NOW + timedelta(minutes=minutes)
+    times = [now - timedelta(minutes=gap_minutes * i) for i in range(5)] if gap_minutes else []
+    state = FeedState(**{**failing(errors).__dict__, "url": url})
+    d = decide(
+        state,
+        Outcome(kind, error_kind=error_kind, hint_seconds=hint, entry_times=times),
+        now,
+        POLICY,
+    )
+    delay = (d.changes["next_crawl_at"] - now).total_seconds()
+    if kind == "error":
+        assert delay <= POLICY.backoff_cap
+    else:
+        assert POLICY.min_interval <= delay <= POLICY.max_interval
+        if hint is not None:
+            assert delay >= min(hint, POLICY.max_interval)
