@@ -6,6 +6,7 @@ the reader's filter because the digest path had its own copy of the check. There
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -13,8 +14,10 @@ __all__ = ["CategoryFilter", "normalise_category", "parse_categories"]
 
 
 def normalise_category(name: str) -> str:
-    """Categories compare case-insensitively and ignore surrounding and repeated spaces."""
-    return " ".join(name.split()).casefold()
+    """Categories compare case-insensitively and ignore surrounding and repeated spaces, and
+    one character is one character however it is composed (NFC: a Mac-made feed's "e" + U+0301
+    is the "é" a reader types)."""
+    return unicodedata.normalize("NFC", " ".join(name.split()).casefold())
 
 
 def parse_categories(text: str | Iterable[str] | None) -> list[str]:

@@ -34,6 +34,13 @@ from fairfetch.notify.newness import NewnessLimits, identity_variants, is_news
         # case and spacing do not matter
         (("  Machine   Learning ",), (), ["machine learning"], True),
         ((), ("SPORT",), ["sport "], False),
+        # one spelling of a character whatever its Unicode composition: a feed written on a Mac
+        # says "Cafe" + U+0301, the reader types "Café" (U+00E9) — both directions
+        (("Caf\u00e9",), (), ["Cafe\u0301"], True),
+        (("Cafe\u0301",), (), ["Caf\u00e9"], True),
+        ((), ("Caf\u00e9",), ["Cafe\u0301"], False),
+        ((), ("Caf\u00e9",), ["Cafe"], True),
+        (("Caf\u00e9",), (), ["Cafe"], False),
     ],
 )
 def test_notify_filter_table(only, exclude, categories, kept):
