@@ -79,7 +79,10 @@ def _pick(links: Iterable[tuple[str, frozenset[str]]], base: str) -> tuple[list[
     for href, rels in links:
         if not href:
             continue
-        url = urljoin(base, href)
+        try:
+            url = urljoin(base, href)
+        except ValueError:  # "http://[oops": no hub, no topic (and never an exception upkeep
+            continue  # dies on, pass after pass, before reaching the other feeds)
         if "hub" in rels and url not in hubs:
             hubs.append(url)
         if "self" in rels and url not in selves:
