@@ -259,8 +259,11 @@ def _entries(
     new_ids: dict[int, list[int]] = {}
     if inserts:
         if conn.dialect.insert_executemany_returning:
-            # The new ids straight from the INSERT (SQLite >= 3.35, PostgreSQL).
-            for found in conn.execute(_INSERT_ENTRY_RETURNING, inserts):
+            # The new ids straight from the INSERT (SQLite >= 3.35, PostgreSQL). A row another
+            # writer stored since the look-up above is skipped, not a failed batch, and only
+            # the rows this statement stored come back as new.
+            stmt = _insert_entries_returning(conn.dialect.name)
+            for found in conn.execute(stmt, inserts):
                 new_ids.setdefault(found.feed_id, []).append(found.id)
         else:
             conn.execute(_INSERT_ENTRY, inserts)
@@ -270,6 +273,24 @@ def _entries(
         for ids in new_ids.values():
             ids.sort()
     return new_ids, newest
+
+
+@functools.lru_cache(maxsize=4)
+def _insert_entries_returning(dialect: str) -> Any:
+    """INSERT … ON CONFLICT (feed_id, entry_id) DO NOTHING RETURNING id, feed_id: two writers
+    (the web process crawling on a WebSub ping and `run` polling, or two workers) may both
+    find an entry missing and both insert it."""
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    if dialect == "postgresql":
+        stmt: Any = postgresql.insert(entries)
+    elif dialect == "sqlite":
+        stmt = sqlite.insert(entries)
+    else:
+        return _INSERT_ENTRY_RETURNING
+    return stmt.on_conflict_do_nothing(index_elements=["feed_id", "entry_id"]).returning(
+        entries.c.id, entries.c.feed_id
+    )
 
 
 _NEWEST = sa.bindparam("_newest", type_=UTCDateTime())

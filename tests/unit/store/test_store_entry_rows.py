@@ -161,3 +161,61 @@ def test_stored_pairs_found_exactly_in_bounded_statements(db_url: str) -> None:
         assert max(sizes) <= 2 * _CHUNK
     finally:
         store.close()
+
+
+def test_a_concurrent_writer_of_the_same_entry_fails_no_batch(db_url: str) -> None:
+    """Two writers (the `serve` process crawling on a WebSub ping, `run` polling; two workers)
+    store the same new entry at once: each looked it up before the other committed. The second
+    insert used to break the unique (feed, entry id) and fail its whole batch, every other
+    feed's result with it. Now it stores nothing twice, counts the entry new once, and writes
+    the rest. The interleaving is forced: B's insert starts only once A has committed."""
+    first = open_store(db_url)
+    second = open_store(db_url)
+    try:
+        now = datetime(2026, 11, 30, tzinfo=UTC)
+        feed = first.add_feed("https://same.test/feed", now=now, politeness_key="same.test")[0]
+        other = first.add_feed("https://other.test/feed", now=now, politeness_key="other.test")[0]
+
+        def write(feed_id: int, url: str, ids: list[str]) -> CrawlWrite:
+            return CrawlWrite(
+                feed_id=feed_id,
+                url=url,
+                at=now,
+                outcome="ok",
+                politeness_key="k",
+                feed_changes={"status": "ok"},
+                entries=[Entry(i, title=i) for i in ids],
+            )
+
+        from fairfetch.store.batch_write import write_batch
+
+        conn_a = first.engine.connect()
+        tx_a = conn_a.begin()
+        written_a = write_batch(conn_a, [write(feed.id, feed.url, ["shared", "a-only"])])
+        committed: list[bool] = []
+
+        def commit_a_first(_conn, _cursor, statement, _params, _context, _many):  # type: ignore[no-untyped-def]
+            if statement.lstrip().upper().startswith("INSERT INTO ENTRIES") and not committed:
+                tx_a.commit()
+                committed.append(True)
+
+        sa.event.listen(second.engine, "before_cursor_execute", commit_a_first)
+        try:
+            written_b = second.write(
+                [
+                    write(feed.id, feed.url, ["shared", "b-only"]),
+                    write(other.id, other.url, ["o1"]),
+                ]
+            )
+        finally:
+            sa.event.remove(second.engine, "before_cursor_execute", commit_a_first)
+            conn_a.close()
+        assert committed == [True]  # the race happened
+        assert [r.new_entries for r in written_a] == [2]
+        assert [r.new_entries for r in written_b] == [1, 1]  # "shared" was A's, not B's
+        assert first.count_entries(feed.id) == 3
+        assert first.count_entries(other.id) == 1
+        assert first.get_feed(feed.id).entry_count == 3
+    finally:
+        first.close()
+        second.close()
