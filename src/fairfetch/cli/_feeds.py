@@ -159,6 +159,8 @@ def feeds_list(
         print_json([feed_summary(f) for f in rows])
         return
     table = Table("status", "kind", "errors", "entries", "url", "title")
+    # A URL is folded, never cut: two feeds of one site often differ only at its end.
+    table.columns[4].overflow = "fold"
     for f in rows:
         table.add_row(
             f.status, f.kind or "", str(f.error_count), str(f.entry_count), plain(f.url),

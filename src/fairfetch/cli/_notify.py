@@ -128,6 +128,8 @@ def list_(
         print_json(rows)
         return
     table = Table("id", "email", "feed", "mode", "filter", "status")
+    table.columns[1].overflow = "fold"  # an address is folded, never cut
+    table.columns[2].overflow = "fold"  # an address is folded, never cut
     for r in rows:
         flt = ("only " + ",".join(r["only"])) if r["only"] else ""
         flt += ("all but " + ",".join(r["except"])) if r["except"] else ""

@@ -64,6 +64,8 @@ def websub_list(
         print_json(rows)
         return
     table = Table("id", "feed", "hub", "state", "lease expires", "note")
+    table.columns[1].overflow = "fold"  # an address is folded, never cut
+    table.columns[2].overflow = "fold"  # an address is folded, never cut
     for r in rows:
         expires = r["lease_expires_at"].isoformat() if r["lease_expires_at"] else "-"
         note = r["denied_reason"] or r["last_error"] or ""

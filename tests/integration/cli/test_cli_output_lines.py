@@ -79,3 +79,21 @@ def test_cli_database_that_refuses_is_one_line(monkeypatch: pytest.MonkeyPatch) 
     assert lines[0].startswith("error: database 'postgresql+psycopg://reader:***@127.0.0.1:1/")
     assert "Connection refused" in lines[0]
     assert "hunter2" not in r.output
+
+
+def test_cli_feeds_list_shows_each_url_whole(db: str) -> None:
+    """Two feeds of one site that differ only at the end of a long URL: the table must tell
+    them apart (it cut both to the same prefix and an ellipsis when the width was short)."""
+    base = "http://status.example.test/very/long/path/to/the/feeds/of/this/site/"
+    urls = [base + "feed-one.xml", base + "feed-two.xml"]
+    store = open_store(db)
+    try:
+        for url in urls:
+            store.add_feed(url, now=datetime.now(UTC), politeness_key="example.test")
+    finally:
+        store.close()
+    r = CliRunner().invoke(app, ["feeds", "list"])
+    assert r.exit_code == 0, r.output
+    assert "…" not in r.stdout
+    assert "feed-one.xml" in r.stdout
+    assert "feed-two.xml" in r.stdout
