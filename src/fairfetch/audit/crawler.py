@@ -671,7 +671,7 @@ async def crawl_site(
     if not created and not options.resume:
         raise AuditError(f"{str(path)!r} exists: pass --resume to continue it, or remove it")
     cf = CrawlFile(path)
-    unreachable: tuple[str, str] | None = None
+    nothing_to_audit: str | None = None
     try:
         meta = cf.get_meta()
         if options.resume and meta.get("start_url") not in (None, url):
@@ -709,18 +709,38 @@ async def crawl_site(
                 stats = await _Crawl(url, cf, settings, options, own, progress).run()
         else:
             stats = await _Crawl(url, cf, settings, options, fetcher, progress).run()
-        unreachable = cf.out_of_reach()
+        nothing_to_audit = _nothing_to_audit(cf, options)
     finally:
         cf.close()
-    if unreachable is None:
+    if nothing_to_audit is None:
         return stats
-    # Not a report of one failed page: nothing was audited. A file this run created would
-    # only stand in the way of the next try ("exists: pass --resume").
+    # Not a report of one failed page or one redirect: nothing was audited. A file this run
+    # created would only stand in the way of the next try ("exists: pass --resume").
     if created:
         for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
             leftover.unlink(missing_ok=True)
-    page, error = unreachable
     raise AuditError(
-        f"start URL {page!r} could not be fetched ({error}): nothing to audit"
-        + ("" if created else f" (the crawl file {str(path)!r} is kept)")
+        nothing_to_audit + ("" if created else f" (the crawl file {str(path)!r} is kept)")
+    )
+
+
+def _nothing_to_audit(cf: CrawlFile, options: CrawlOptions) -> str | None:
+    """Why the finished crawl holds no site to judge, or None."""
+    unreachable = cf.out_of_reach()
+    if unreachable is not None:
+        page, error = unreachable
+        return f"start URL {page!r} could not be fetched ({error}): nothing to audit"
+    lone = cf.lone_redirect()
+    if lone is None:
+        return None
+    page, status, target = lone
+    scope = Scope(page, registrable_domain=options.registrable_domain)
+    if scope.contains(target):
+        return None
+    hint = "" if options.registrable_domain else (
+        ", or pass --domain to audit its whole registrable domain"
+    )
+    return (
+        f"start URL {page!r} redirects ({status}) to {target!r}, outside the audited site "
+        f"({scope.domain}): nothing to audit; start from {target!r}{hint}"
     )

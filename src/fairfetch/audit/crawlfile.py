@@ -346,6 +346,16 @@ class CrawlFile:
         ).fetchone()
         return (row[0], row[1] or "no response") if row else None
 
+    def lone_redirect(self) -> tuple[str, int, str] | None:
+        """(url, status, redirect_to) when the only page that answered is a redirect."""
+        rows = self.conn.execute(
+            "SELECT url, status, redirect_to FROM pages WHERE state = 'done' "
+            "AND status IS NOT NULL ORDER BY id LIMIT 2"
+        ).fetchall()
+        if len(rows) == 1 and rows[0][2] is not None:
+            return rows[0][0], rows[0][1], rows[0][2]
+        return None
+
     def sitemap_url_list(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT url FROM sitemap_urls ORDER BY rowid")]
 

@@ -1,4 +1,5 @@
-"""What a status check ends as when the far end throttles, loops or does not answer.
+"""What a status check ends as when the far end throttles, loops or does not answer (and what
+a crawl whose start URL leaves the site ends as).
 
 A small site of our own on 127.0.0.1 (port 0): its page links to, loads from and redirects to
 foreign hosts that answer 429, loop, or refuse connections.
@@ -21,6 +22,7 @@ from fairfetch.audit.export import export_crawl
 from fairfetch.audit.rules import run_rules
 from fairfetch.audit.view import load_view
 from fairfetch.config import Settings
+from fairfetch.errors import AuditError
 
 SITE = "mini-audit.test"
 BUSY = "busy-elsewhere.test"
@@ -84,7 +86,12 @@ async def mini_web() -> AsyncIterator[MiniWeb]:
             return web.Response(status=501 if request.method == "HEAD" else 200)
         if host == LOOPS:
             raise web.HTTPMovedPermanently("/b" if request.path == "/a" else "/a")
+        if host == "www." + SITE:
+            return web.Response(text="<html><body><a href='/a'>a</a></body></html>",
+                                content_type="text/html")
         if host == SITE:
+            if request.path == "/moved":
+                raise web.HTTPMovedPermanently(f"http://www.{SITE}:{web_.port}/")
             if request.path == "/":
                 return web.Response(text=_page(web_.port), content_type="text/html")
             if request.path == "/robots.txt":
@@ -239,3 +246,23 @@ async def test_audit_head_501_falls_back_to_get(mini_web: MiniWeb, tmp_path: Pat
     ).fetchone()
     assert row == (200, "GET", 1)
     assert [m for m, h, _p in mini_web.seen if h == NOHEAD] == ["HEAD", "GET"]
+
+
+async def test_audit_start_url_redirecting_off_the_site_is_an_error(
+    mini_web: MiniWeb, tmp_path: Path
+) -> None:
+    """http://example.test/ -> http://www.example.test/ (another host): an audit of one
+    redirect says nothing. The error names where the start URL went and what to do."""
+    out = tmp_path / "moved.db"
+    start = mini_web.url(SITE, "/moved")
+    with pytest.raises(AuditError) as info:
+        await _crawl(mini_web, out, "/moved")
+    message = str(info.value)
+    assert start in message
+    assert mini_web.url("www." + SITE, "/") in message
+    assert "--domain" in message
+    assert not out.exists()
+    settings = Settings(allow_networks=("127.0.0.1/32",), resolve=("*.test:127.0.0.1",))
+    stats = await crawl_site(start, out, settings, CrawlOptions(
+        parse_process=False, use_sitemaps=False, registrable_domain=True))
+    assert stats.pages_done == 3  # /moved, www's /, www's /a
