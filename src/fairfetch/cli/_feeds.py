@@ -43,15 +43,24 @@ def _check_kind(kind: str | None) -> None:
         raise InputError(kind, "unknown kind (" + ", ".join(KINDS) + ")")
 
 
+#: The largest id a feed can have (a signed 64-bit integer in both databases).
+_MAX_ID = 2**63 - 1
+
+
 def _key(raw: str) -> str | int:
-    return int(raw) if raw.isdigit() else raw
+    """An id when ``raw`` is one (ASCII digits, in range), else the URL. ``str.isdigit`` also
+    accepts ``²`` and other digits ``int`` refuses, and SQLite refuses ints past 64 bits."""
+    if raw.isascii() and raw.isdigit() and 0 < int(raw) <= _MAX_ID:
+        return int(raw)
+    return raw
 
 
 def find_feed(store: SqlStore, raw: str) -> FeedRecord | None:
     """A feed by id, its current URL or the URL it was given as; a URL spelled differently
     (host case, default port, fragment) is looked up as it would have been stored."""
-    feed = store.find_feed(_key(raw))
-    if feed is None and not raw.isdigit():
+    key = _key(raw)
+    feed = store.find_feed(key)
+    if feed is None and isinstance(key, str):
         try:
             normal = normalize_feed_url(raw)
         except InvalidURLError:
