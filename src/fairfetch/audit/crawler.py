@@ -142,6 +142,7 @@ class _Crawl:
         self.built_tasks: set[asyncio.Task[None]] = set()
         self.built_pending: set[asyncio.Future[Built]] = set()
         self.built_error: BaseException | None = None
+        self.sitemaps_meta = ""
 
     # --- probes ------------------------------------------------------------------------------
     def _probe_limit(self, host: str) -> int:
@@ -301,7 +302,8 @@ class _Crawl:
         )
         sitemap_files = self._apply_robots(body) if body else []
         # Whether the sitemaps were read: "none found" and "not looked for" read differently.
-        self.cf.set_meta(sitemaps="read" if self.options.use_sitemaps else "skipped")
+        # Written by _crawl once the writer is idle (one writer at a time).
+        self.sitemaps_meta = "read" if self.options.use_sitemaps else "skipped"
         if not self.options.use_sitemaps:
             return []
         if not sitemap_files:
@@ -522,6 +524,8 @@ class _Crawl:
     async def _crawl(self) -> None:
         sitemap_urls = await self._robots_and_sitemaps()
         await self._flush()
+        if self.sitemaps_meta:
+            self.cf.set_meta(sitemaps=self.sitemaps_meta)
         sitemap_level_done = False
         if self.options.resume and self._load_state():
             level = max(lvl for _, _, lvl, _, _ in self.cf.pages_index())
