@@ -218,8 +218,11 @@ async def _deliver_claimed(
             report.flagged_readers.add(row["reader_id"])
         report.errors.append(f"{row['dedupe_key']}: {attempt.detail}")
         return True
-    repo.mark_temporary(store, row["id"], now, attempt.detail,
-                        retry_at(now, int(row["attempts"]) + 1))
+    again = retry_at(now, int(row["attempts"]) + 1)
+    if attempt.server_down:  # the queue waits, in order, not this message alone
+        repo.hold_queue(store, row["id"], now, attempt.detail, again)
+    else:
+        repo.mark_temporary(store, row["id"], now, attempt.detail, again)
     report.retried += 1
     report.deferred = True
     report.errors.append(f"{row['dedupe_key']}: {attempt.detail}")
@@ -244,7 +247,9 @@ async def send_due(
     """Deliver every notification and digest due at ``now`` (default: the clock), then return.
 
     Stops early (leaving the rest pending, oldest first next time) when the server answers 4xx or
-    cannot be reached: a throttling provider is slowed down, not hammered.
+    cannot be reached: a throttling provider is slowed down, not hammered. While a row waits for
+    an unavailable server (its retry still ahead), rows after it are not sent: the backlog drains
+    oldest first once the server is back.
     """
     opts = options or NotifyOptions.from_settings(settings)
     report = SendReport()
@@ -261,11 +266,15 @@ async def send_due(
             )
             if not rows:
                 break
+            held = repo.queue_held_from(store, at)
             contexts = repo.item_contexts(
                 store, [r["id"] for r in rows if r["kind"] in ("confirm", "item")]
             )
             for row in rows:
                 if should_stop is not None and should_stop():
+                    return report
+                if held is not None and row["id"] > held:
+                    report.deferred = True  # behind a row waiting for the server
                     return report
                 last_id = row["id"]
                 await pacer.wait()

@@ -63,6 +63,26 @@ class Attempt:
     outcome: str
     code: int | None = None
     detail: str = ""
+    #: the failure is the server's, not this message's (see :attr:`server_down`)
+    server: bool = False
+
+    @property
+    def server_down(self) -> bool:
+        """A temporary failure of the server, not of this message: it could not be reached,
+        refused our greeting, login or sender, or said 421 (service not available). The whole
+        queue waits for it, in order, rather than this one message. (A connection dropped in the
+        middle of a message may be about that message: it backs off alone.)"""
+        return self.outcome == "temporary" and (self.server or self.code == 421)
+
+
+def _refused_us(exc: aiosmtplib.SMTPResponseException) -> Attempt:
+    """A reply to our greeting, login or envelope sender, 5xx included, is about our
+    configuration, not the reader: every message would get it, so none may fail (nor flag an
+    address) over it; the queue waits, with backoff, for the operator to fix it."""
+    return Attempt(
+        "temporary", exc.code,
+        f"server refused us ({type(exc).__name__}): {exc.code} {exc.message}", server=True,
+    )
 
 
 class SmtpSession:
@@ -96,6 +116,15 @@ class SmtpSession:
         utf8 = not (sender.isascii() and recipient.isascii())
         try:
             client = await self._connect()
+        except _REFUSED_US as exc:
+            await self._drop()
+            return _refused_us(exc)
+        except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
+            await self._drop()
+            return Attempt("temporary", None,
+                           f"cannot reach the mail server: {type(exc).__name__}: {exc}",
+                           server=True)
+        try:
             await client.sendmail(sender, [recipient], as_bytes(msg),
                                   mail_options=["SMTPUTF8"] if utf8 else [])
         except aiosmtplib.SMTPNotSupported as exc:
@@ -115,14 +144,8 @@ class SmtpSession:
             await self._drop()
             return Attempt("temporary", None, f"disconnected: {exc}")
         except _REFUSED_US as exc:
-            # a 5xx to our greeting, login or envelope sender is about our configuration, not
-            # the reader: every message would get it, so none may fail (nor flag an address)
-            # over it; it waits, with backoff, for the operator to fix it
             await self._drop()
-            return Attempt(
-                "temporary", exc.code, f"server refused us ({type(exc).__name__}): "
-                f"{exc.code} {exc.message}"
-            )
+            return _refused_us(exc)
         except aiosmtplib.SMTPResponseException as exc:
             await self._drop()
             return Attempt(classify_reply(exc.code), exc.code, f"{exc.code} {exc.message}")

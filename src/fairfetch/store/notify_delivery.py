@@ -442,6 +442,51 @@ def mark_temporary(
         )
 
 
+#: ``last_error`` of the row that holds the queue while the mail server is unavailable.
+SERVER_HOLD = "waiting for the mail server: "
+
+
+def hold_queue(
+    store: SqlStore, outbox_id: int, now: datetime, error: str, until: datetime
+) -> None:
+    """The server is unavailable (not this message): this row retries at ``until`` and holds
+    the queue — rows after it are not sent before it (see :func:`queue_held_from`), so a backlog
+    drains oldest first once the server is back, whatever happened while it was away."""
+    with store.engine.begin() as conn:
+        conn.execute(
+            notify_outbox.update()
+            .where(notify_outbox.c.id == outbox_id, notify_outbox.c.status == "pending")
+            .values(
+                attempts=notify_outbox.c.attempts + 1,
+                last_error=(SERVER_HOLD + error)[:500],
+                due_at=until,
+            )
+        )
+        conn.execute(
+            notify_outbox.update()
+            .where(
+                notify_outbox.c.status == "pending",
+                notify_outbox.c.id > outbox_id,
+                notify_outbox.c.due_at < until,
+            )
+            .values(due_at=until)
+        )
+
+
+def queue_held_from(store: SqlStore, now: datetime) -> int | None:
+    """The oldest row holding the queue at ``now`` (a server outage's retry still ahead): rows
+    after it wait for it. None when the queue is not held."""
+    with store.engine.connect() as conn:
+        found = conn.execute(
+            sa.select(sa.func.min(notify_outbox.c.id)).where(
+                notify_outbox.c.status == "pending",
+                notify_outbox.c.due_at > now,
+                notify_outbox.c.last_error.startswith(SERVER_HOLD, autoescape=True),
+            )
+        ).scalar()
+    return int(found) if found is not None else None
+
+
 def mark_failed(
     store: SqlStore, outbox_id: int, now: datetime, error: str, *, flag_after: int
 ) -> bool:

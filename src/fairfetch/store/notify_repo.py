@@ -23,6 +23,7 @@ from fairfetch.store.notify_delivery import (
     count_pending,
     digest_context,
     due_outbox,
+    hold_queue,
     item_context,
     item_contexts,
     list_outbox,
@@ -30,6 +31,7 @@ from fairfetch.store.notify_delivery import (
     mark_sent,
     mark_temporary,
     publisher_balances,
+    queue_held_from,
 )
 from fairfetch.store.notify_outbox import (
     enqueue_new_entries,
@@ -59,6 +61,7 @@ __all__ = [
     "due_outbox",
     "enqueue_new_entries",
     "grant",
+    "hold_queue",
     "import_subscriptions",
     "item_context",
     "item_contexts",
@@ -70,6 +73,7 @@ __all__ = [
     "mark_sent",
     "mark_temporary",
     "publisher_balances",
+    "queue_held_from",
     "reader_exists",
     "record_sink",
     "subscribe",
