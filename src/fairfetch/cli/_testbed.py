@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from typing import Annotated
 
 import typer
 
 from fairfetch.cli._app import app, console
-from fairfetch.errors import ConfigError
+from fairfetch.errors import ConfigError, InputError
 
 
 @app.command("testbed")
@@ -27,6 +28,11 @@ def run_testbed(
 ) -> None:
     """Serve the deterministic simulated web (thousands of *.test hosts) on 127.0.0.1."""
     from fairfetch.testbed import CONTROL_HOST, Testbed
+
+    for option, value in (("--letterbox-rate", letterbox_rate), ("--latency", latency)):
+        # Checked here: click's ranges let nan through, and the server would take it.
+        if not (math.isfinite(value) and value >= 0):
+            raise InputError(option, f"must be a finite number of at least 0 (got {value})")
 
     async def serve() -> None:
         testbed = Testbed(
