@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 from urllib.parse import urlsplit, urlunsplit
 
+from fairfetch.errors import InvalidURLError
 from fairfetch.net.outcome import FetchResult
 
 __all__ = [
@@ -62,8 +63,16 @@ class HubAnswer:
 async def request_subscription(
     fetcher: _Fetches, hub_url: str, form: Mapping[str, str]
 ) -> HubAnswer:
-    """POST the form; 2xx (202 per spec) means the hub will verify intent asynchronously."""
-    result = await fetcher.fetch(hub_url, method="POST", data=dict(form), max_bytes=64 * 1024)
+    """POST the form; 2xx (202 per spec) means the hub will verify intent asynchronously.
+
+    A hub URL nothing may request (a port past 65535, a scheme other than http(s)) is a failed
+    request with the reason, not an exception: upkeep died on it, pass after pass.
+    """
+    try:
+        result = await fetcher.fetch(hub_url, method="POST", data=dict(form),
+                                     max_bytes=64 * 1024)
+    except InvalidURLError as exc:
+        return HubAnswer(False, None, f"unusable hub URL: {exc}", hub_url)
     if result.error_kind is not None:
         detail = f"{result.error_kind}: {result.error_detail}".rstrip(": ")
         return HubAnswer(False, result.status, detail, result.final_url)

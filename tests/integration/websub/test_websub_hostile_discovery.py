@@ -51,8 +51,9 @@ async def test_websub_upkeep_survives_a_feed_with_an_unreadable_hub(
     bad_url, good_url = test_hub.url("/t/bad"), test_hub.url("/t/good")
     test_hub.topics["/t/bad"] = _serve(_atom("http://[oops", bad_url))
     test_hub.topics["/t/good"] = _serve(_atom(test_hub.url("/hub"), good_url))
-    report = await subscriber.crawler.add([bad_url, good_url])
-    assert len(report.added) == 2, report
+    for url in (bad_url, good_url):  # one by one: the ids follow this order
+        report = await subscriber.crawler.add([url])
+        assert len(report.added) == 1, report
     bad = subscriber.store.get_feed(bad_url)
     good = subscriber.store.get_feed(good_url)
     assert bad.id < good.id  # the bad one comes first in the pass
@@ -65,3 +66,35 @@ async def test_websub_upkeep_survives_a_feed_with_an_unreadable_hub(
     assert sub is not None
     assert sub.state == "active"
     assert repo.latest_for_feed(subscriber.store, bad.id) is None
+
+
+async def test_websub_upkeep_survives_a_hub_url_we_cannot_request(
+    subscriber: Subscriber, test_hub: TestHub
+) -> None:
+    """A hub URL that parses but that nothing may fetch (a port past 65535): the Fetcher refuses
+    it with InvalidURLError, which ended every upkeep pass on that feed — now that feed's
+    subscription fails (recorded, with the reason) and the pass goes on to the next feed."""
+    odd_url, good_url = test_hub.url("/t/odd"), test_hub.url("/t/good")
+    test_hub.topics["/t/odd"] = _serve(_atom("http://hub.pub.test:99999/", odd_url))
+    test_hub.topics["/t/good"] = _serve(_atom(test_hub.url("/hub"), good_url))
+    for url in (odd_url, good_url):  # one by one: the ids follow this order
+        report = await subscriber.crawler.add([url])
+        assert len(report.added) == 1, report
+    odd = subscriber.store.get_feed(odd_url)
+    good = subscriber.store.get_feed(good_url)
+    assert odd.id < good.id
+
+    counts = await subscriber.service.tick()
+    v = await asyncio.wait_for(test_hub.verifications.get(), WAIT)
+    assert (v.status, v.body) == (200, v.challenge)
+    sub = repo.latest_for_feed(subscriber.store, good.id)
+    assert sub is not None
+    assert sub.state == "active"
+    failed = repo.latest_for_feed(subscriber.store, odd.id)
+    assert failed is not None
+    assert failed.state == "expired"  # polled at the normal interval
+    assert failed.last_error is not None
+    assert "99999" in failed.last_error
+    assert counts["subscribed"] == 2  # both were offered to their hub; one hub was unusable
+    # and the next pass does not die on it either
+    await subscriber.service.tick()
