@@ -15,7 +15,7 @@ import contextlib
 import logging
 import multiprocessing
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -104,6 +104,8 @@ class Crawler:
         self._write_pool: ProcessPoolExecutor | None = None
         self._pool_wanted = False
         self._outage_recorded = False
+        #: Completions waiting for a fetch of their own after their handler's slot was freed.
+        self._after_slot_tasks: set[asyncio.Task[None]] = set()
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -130,6 +132,8 @@ class Crawler:
 
     async def aclose(self) -> None:
         if self._dispatcher is not None:
+            if self._after_slot_tasks:
+                await asyncio.gather(*self._after_slot_tasks, return_exceptions=True)
             self._dispatcher.close()
             if self._dispatch_task is not None:
                 if self._dispatcher.state.in_flight == 0 and self._dispatcher.state.pending:
@@ -479,14 +483,23 @@ class Crawler:
         delay = self.fetcher.robots.known_crawl_delay(feed.url)
         if delay and self._dispatcher is not None:
             self._dispatcher.set_gap(self._key_for(feed), delay)
-        await self._complete(job, result)
+        await self._complete(job, result, in_slot=True)
         return self._feedback(result)
 
-    async def _complete(self, job: _Job, result: FetchResult) -> None:
-        """Turn one fetch into a CrawlWrite and queue it (or hold it, for network failures)."""
+    async def _complete(
+        self,
+        job: _Job,
+        result: FetchResult,
+        *,
+        in_slot: bool = False,
+        parsed: Feed | None = None,
+    ) -> None:
+        """Turn one fetch into a CrawlWrite and queue it (or hold it, for network failures).
+
+        ``in_slot``: called from the dispatcher's handler, which holds the feed's politeness
+        slot until this returns."""
         feed = job.feed
         now = self.clock()
-        parsed: Feed | None = None
         outcome: Outcome
         extra: dict[str, Any] = {}
         entry_ids: frozenset[str] = frozenset()
@@ -502,7 +515,8 @@ class Crawler:
                 hint_seconds=hint_seconds(Feed(), result.headers),
             )
         elif result.ok:
-            parsed = await self._parse(result)
+            if parsed is None:
+                parsed = await self._parse(result)
             if not parsed.ok:
                 kind = "not_a_feed" if looks_like_html(result.body) else "parse"
                 detail = "; ".join(parsed.problems[:3]) or kind
@@ -513,6 +527,11 @@ class Crawler:
             else:
                 new_url = None
                 if parsed.new_feed_url and parsed.new_feed_url != feed.url:
+                    if in_slot:
+                        # The confirming fetch needs the new host's slot, which this handler
+                        # may hold itself (a move within one host): finish after it frees.
+                        self._after_slot(job, self._complete(job, result, parsed=parsed))
+                        return
                     new_url = await self._confirm_new_feed_url(parsed.new_feed_url)
                 outcome = Outcome(
                     "ok",
@@ -632,10 +651,31 @@ class Crawler:
             url = normalize_feed_url(raw)
         except InvalidURLError:
             return None
-        result = await self.fetcher.fetch(url, check_robots=self.settings.obey_robots)
+        # Through the dispatcher, under the new URL's politeness key and host slot: a platform
+        # many feeds move onto must not get one unscheduled request per moving feed.
+        result = await self._fetch_for_add(url)
         if result.ok and parse_feed(result.body, url=result.final_url).ok:
             return result.final_url
         return None
+
+    def _after_slot(self, job: _Job, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` (the rest of ``job``) once the handler has returned its slot."""
+        task = asyncio.create_task(work)
+        self._after_slot_tasks.add(task)
+
+        def done(t: asyncio.Task[None]) -> None:
+            self._after_slot_tasks.discard(t)
+            if t.cancelled():
+                if not job.future.done():
+                    job.future.cancel()
+                return
+            exc = t.exception()
+            if exc is not None:
+                log.error("completing %s failed", job.feed.url, exc_info=exc)
+                if not job.future.done():
+                    job.future.set_exception(exc)
+
+        task.add_done_callback(done)
 
     async def _flush_held(self, *, as_outage: bool) -> None:
         held, self._held = self._held, []
