@@ -209,7 +209,15 @@ def outbox(
 def grant(
     ctx: typer.Context,
     publisher: Annotated[str, typer.Argument(help="Publisher account name")],
-    credits: Annotated[int, typer.Argument(help="Credits to add (one credit = one email)")],
+    credits: Annotated[
+        int,
+        typer.Argument(
+            help="Credits to add (one credit = one email)",
+            # the ledger's amount is an INTEGER: 32 bits on PostgreSQL
+            min=0,
+            max=2**31 - 1,
+        ),
+    ],
     feed: Annotated[
         list[str] | None,
         typer.Option("--feed", help="A feed this publisher pays for (repeatable)"),
