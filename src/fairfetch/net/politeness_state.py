@@ -443,8 +443,10 @@ def _parse_overrides(raw: Mapping[str, Mapping[str, float]]) -> dict[str, tuple[
         try:
             cap_v = int(cap) if cap is not None else None
             gap_v = float(gap) if gap is not None else None
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ConfigError(f"key_overrides[{key!r}]: in_flight/gap must be numbers") from None
+        if gap_v is not None and not math.isfinite(gap_v):
+            raise ConfigError(f"key_overrides[{key!r}]: gap must be a finite number, not {gap}")
         if (cap_v is not None and cap_v < 1) or (gap_v is not None and gap_v < 0):
             raise ConfigError(f"key_overrides[{key!r}]: in_flight ≥ 1 and gap ≥ 0 required")
         out[key] = (cap_v, gap_v)

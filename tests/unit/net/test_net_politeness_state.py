@@ -109,6 +109,11 @@ def test_overrides_from_settings() -> None:
         {"k": {"speed": 3}},
         {"k": {"in_flight": "many"}},
         {"k": 3},
+        # TOML has inf and nan: an infinite gap overflowed the crawler's rescheduling, a NaN
+        # one was no gap at all, and int(inf) escaped as an OverflowError traceback.
+        {"k": {"gap": float("inf")}},
+        {"k": {"gap": float("nan")}},
+        {"k": {"in_flight": float("inf")}},
     ],
 )
 def test_bad_overrides_are_config_errors_naming_the_key(bad: dict[str, Any]) -> None:
