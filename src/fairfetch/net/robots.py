@@ -137,6 +137,12 @@ class RobotsBacking(Protocol):
     def save(self, copy: RobotsCopy) -> None: ...
 
 
+def _robots_text(body: bytes) -> str:
+    """robots.txt is UTF-8; a byte order mark is dropped, as Google does (kept, it glues itself
+    to the first ``User-agent`` line and protego drops that whole group)."""
+    return body.decode("utf-8-sig", errors="replace")
+
+
 def previous_unusable(previous: RobotsRules | None) -> bool:
     return previous is None or previous.parser is None
 
@@ -278,11 +284,7 @@ class RobotsCache:
         )
         rules = self.interpret(origin, result, self._clock(), previous)
         if self.backing is not None and rules.state in LASTING_STATES and rules.error_kind is None:
-            body = (
-                result.body[: self.max_bytes].decode("utf-8", errors="replace")
-                if rules.state == "parsed"
-                else None
-            )
+            body = _robots_text(result.body[: self.max_bytes]) if rules.state == "parsed" else None
             self.backing.save(RobotsCopy(origin, rules.state, rules.status, body, self._wall()))
         return rules
 
@@ -290,7 +292,8 @@ class RobotsCache:
         """The rules a stored copy stands for, on this process's clocks (no I/O)."""
         age = max(0.0, self._wall() - copy.fetched_at)
         fetched = self._clock() - age
-        parser = Protego.parse(copy.body or "") if copy.state == "parsed" else None
+        text = (copy.body or "").lstrip("\ufeff")  # copies kept before the BOM was dropped
+        parser = Protego.parse(text) if copy.state == "parsed" else None
         when = datetime.fromtimestamp(copy.fetched_at, UTC).isoformat(timespec="seconds")
         return RobotsRules(
             copy.origin,
@@ -314,7 +317,7 @@ class RobotsCache:
             and (result.error_kind in (None, "too_large"))
         )
         if parsed_ok:
-            text = result.body.decode("utf-8", errors="replace")
+            text = _robots_text(result.body)
             return RobotsRules(
                 origin,
                 "parsed",

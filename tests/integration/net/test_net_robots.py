@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from fairfetch.net.outcome import FetchResult
-from fairfetch.net.robots import RobotsCache, agent_token
+from fairfetch.net.robots import RobotsCache, RobotsCopy, agent_token
 
 from .conftest import FORBIDDEN, answer_ok, make_fetcher, net_settings, raw_server, serve
 
@@ -202,3 +202,21 @@ async def test_robots_over_the_size_cap_keeps_its_first_rules() -> None:
     assert direct.body == big[:4096]  # the prefix up to the cap, as the chunked path gives
     assert r.error_kind == "robots"
     assert srv.hits["/private/x"] == 0
+
+
+async def test_a_byte_order_mark_does_not_hide_the_first_group() -> None:
+    # Windows editors save robots.txt with a UTF-8 BOM; Google ignores it. Kept, it glued
+    # itself to "User-agent" and protego dropped the group: everything was allowed.
+    body = b"\xef\xbb\xbfUser-agent: *\nDisallow: /private\n"
+    robots = RobotsCache()
+    f = make_fetcher(net_settings(), robots=robots)
+    try:
+        async with serve({"/robots.txt": robots_route(200, body), "/private/x": page}) as srv:  # type: ignore[dict-item]
+            r = await f.fetch(srv.url("/private/x"), check_robots=True)
+    finally:
+        await f.aclose()
+    assert r.error_kind == "robots"
+    assert srv.hits["/private/x"] == 0
+    # A copy kept by an earlier version, BOM and all, means the same once restored.
+    copy = RobotsCopy("http://site.test", "parsed", 200, "\ufeffUser-agent: *\nDisallow: /p", 0.0)
+    assert not robots.restore(copy).can_fetch("http://site.test/p/1", "fairfetch")
