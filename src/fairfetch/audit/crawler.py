@@ -40,7 +40,7 @@ from fairfetch.audit.sink import InProcessSink, ProcessSink, Sink
 from fairfetch.audit.sketch import SKETCH_VERSION
 from fairfetch.audit.urls import Scope, normalize
 from fairfetch.config import Settings
-from fairfetch.errors import AuditError, InvalidURLError
+from fairfetch.errors import AuditError, InputError, InvalidURLError
 from fairfetch.net.outcome import FetchResult
 
 __all__ = ["CrawlOptions", "CrawlStats", "crawl_site"]
@@ -612,6 +612,22 @@ class _Crawl:
         return True
 
 
+#: Lowest value of each numeric option (None: no limit, where None is allowed).
+_OPTION_MINIMUM = {
+    "max_pages": 1, "max_depth": 0, "concurrency": 1, "probe_concurrency": 1,
+    "max_externals": 0, "batch_size": 1,
+}  # fmt: skip
+
+
+def _check_options(options: CrawlOptions) -> None:
+    """What the CLI bounds, the library checks too: 0 pages is no crawl, and a zero-sized
+    semaphore (concurrency 0) waits forever."""
+    for name, minimum in _OPTION_MINIMUM.items():
+        value = getattr(options, name)
+        if value is not None and value < minimum:
+            raise InputError(f"{name}={value}", f"must be at least {minimum}")
+
+
 def _use_parse_process(asked: bool | None) -> bool:
     if asked is not None:
         return asked
@@ -667,6 +683,7 @@ async def crawl_site(
 ) -> CrawlStats:
     """Crawl the site of ``start_url`` into the crawl file ``out``; see the module docstring."""
     options = options or CrawlOptions()
+    _check_options(options)
     url = normalize(start_url)
     if url is None:
         raise InvalidURLError(start_url, "not an http(s) URL with a host")

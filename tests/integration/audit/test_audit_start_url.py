@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from fairfetch.audit.crawler import CrawlOptions, crawl_site
 from fairfetch.cli import app
 from fairfetch.config import Settings
-from fairfetch.errors import AuditError
+from fairfetch.errors import AuditError, InputError
 from fairfetch.testing import Testbed
 
 from .conftest import crawl
@@ -97,3 +97,20 @@ async def test_audit_resume_refuses_another_site_or_scope(
     assert _snapshot(out) == before
     await crawl(testbed, out, pages=40, resume=True, parse_process=False)  # same site: resumes
     assert _snapshot(out) != before
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("max_pages", 0), ("max_pages", -3), ("max_depth", -1), ("concurrency", 0),
+     ("max_externals", -1), ("probe_concurrency", 0), ("batch_size", 0)],
+)
+async def test_audit_crawl_options_out_of_range_refused(
+    tmp_path: Path, refused_port: int, option: str, value: int
+) -> None:
+    """The CLI bounds these; the library entry point said nothing and crawled 0 pages (or hung
+    on a zero-sized semaphore). Refused naming the option, before any file is made."""
+    out = tmp_path / "x.db"
+    with pytest.raises(InputError, match=rf"{option}.*{value}"):
+        await crawl_site(f"http://nowhere.test:{refused_port}/", out, _settings(),
+                         CrawlOptions(**{option: value}))  # type: ignore[arg-type]
+    assert not out.exists()
