@@ -8,6 +8,7 @@ the numbers are the same whether the crawler runs in this process (``run``) or a
 
 from __future__ import annotations
 
+import logging
 import threading
 from datetime import datetime
 from typing import Any
@@ -22,6 +23,8 @@ from fairfetch.store.sql import SqlStore
 #: total-time cap at a minute.
 _BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
+log = logging.getLogger(__name__)
+
 
 def key_snapshot(crawler: Any) -> dict[str, Any]:
     """Per politeness key state from the running crawler's dispatcher, or {} without one."""
@@ -29,7 +32,9 @@ def key_snapshot(crawler: Any) -> dict[str, Any]:
         return {}
     try:
         return dict(crawler.snapshot())
-    except Exception:  # metrics must never break the page: report no keys rather than a 500
+    except Exception:  # metrics must never break the page: report no keys rather than a 500,
+        # but loudly: silence here would read as "nothing in flight"
+        log.exception("crawler snapshot failed; /metrics shows no per-key gauges")
         return {}
 
 
