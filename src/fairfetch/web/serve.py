@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import signal
 from collections.abc import Awaitable, Callable, Generator
 from typing import Any
@@ -59,7 +60,16 @@ async def serve(
     """Serve the directory until ``stop`` is set; ``on_started(url)`` once it listens."""
     app = create_app(settings, store, crawler)
     config = uvicorn.Config(
-        app, host=host, port=port, log_level="warning", access_log=False, lifespan="off"
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        # On stop, a request in flight may finish its fetch (capped by total_timeout), then
+        # is cancelled: without a bound, one request that never returns kept the process
+        # running through every Ctrl-C.
+        timeout_graceful_shutdown=math.ceil(settings.total_timeout) + 1,
     )
     server = _Server(config)
     async def _serve() -> None:
