@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
+from collections import deque
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -25,6 +28,10 @@ _BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
 log = logging.getLogger(__name__)
 
+#: How long a crawl row may take to commit after taking its id (one write batch's
+#: transaction, seconds at most): until then a smaller id may still appear (PostgreSQL).
+SETTLE_SECONDS = 300.0
+
 
 def key_snapshot(crawler: Any) -> dict[str, Any]:
     """Per politeness key state from the running crawler's dispatcher, or {} without one."""
@@ -39,8 +46,11 @@ def key_snapshot(crawler: Any) -> dict[str, Any]:
 
 
 class DirectoryMetrics:
-    def __init__(self, store: SqlStore, settings: Settings) -> None:
+    def __init__(
+        self, store: SqlStore, settings: Settings, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.store = store
+        self._clock = clock
         self.settings = settings
         self.registry = CollectorRegistry(auto_describe=True)
         self.crawls = Counter(
@@ -70,28 +80,55 @@ class DirectoryMetrics:
             ["key"],
             registry=self.registry,
         )
-        self._last_id: int | None = None
+        #: Every crawl row with an id up to the floor is counted or will never appear.
+        self._floor: int | None = None
+        #: Ids above the floor already counted (they are read again until the floor passes).
+        self._counted: set[int] = set()
+        #: (clock, highest id seen then), for moving the floor once those ids are final.
+        self._marks: deque[tuple[float, int]] = deque()
+        # SQLite has one writer at a time: ids become visible in id order. PostgreSQL takes an
+        # id from a sequence at insert and commits in any order: a smaller id can show up
+        # after a larger one, so the rows above the floor are read again for a while.
+        self._in_order = store.dialect == "sqlite"
         self._lock = threading.Lock()
 
     def start(self) -> None:
         """Remember where the crawls table stands; later rows are counted."""
         with self._lock:
-            if self._last_id is None:
-                self._last_id = repo.max_crawl_id(self.store)
+            if self._floor is None:
+                self._floor = repo.max_crawl_id(self.store)
+
+    def _count_new_crawls(self) -> None:
+        assert self._floor is not None
+        after = top = self._floor
+        while True:
+            rows = repo.crawls_after(self.store, after)
+            for row_id, outcome, error_kind, duration in rows:
+                after = top = row_id
+                if row_id in self._counted:
+                    continue
+                self._counted.add(row_id)
+                self.crawls.labels(outcome, error_kind or "").inc()
+                if outcome != "skipped":
+                    self.latency.observe(duration)
+            if len(rows) < 50_000:
+                break
+        if self._in_order:
+            self._floor = top
+        else:
+            # An id below the highest seen at time T was taken before T; its transaction has
+            # committed (or rolled back) SETTLE_SECONDS later.
+            now = self._clock()
+            self._marks.append((now, top))
+            while self._marks and self._marks[0][0] <= now - SETTLE_SECONDS:
+                self._floor = max(self._floor, self._marks.popleft()[1])
+        floor = self._floor
+        self._counted = {i for i in self._counted if i > floor}
 
     def collect(self, now: datetime, crawler: Any = None) -> bytes:
         self.start()
         with self._lock:
-            assert self._last_id is not None
-            while True:
-                rows = repo.crawls_after(self.store, self._last_id)
-                for row_id, outcome, error_kind, duration in rows:
-                    self.crawls.labels(outcome, error_kind or "").inc()
-                    if outcome != "skipped":
-                        self.latency.observe(duration)
-                    self._last_id = row_id
-                if len(rows) < 50_000:
-                    break
+            self._count_new_crawls()
             self.queue.set(
                 repo.count_due(
                     self.store, now, dead_probe_interval=self.settings.dead_probe_interval
