@@ -147,11 +147,20 @@ def write_batch(
 ) -> list[WriteResult]:
     """Apply ``batch``; a feed appearing twice is split into successive sub-batches.
 
-    ``settings`` reach the new-entries hooks (the notification outbox reads its limits there)."""
+    ``settings`` reach the new-entries hooks (the notification outbox reads its limits there).
+    A result for a feed deleted meanwhile (`run` crawls while the web deletes) keeps only its
+    crawl row, with no feed: its entries and links would break the foreign keys and fail the
+    whole batch."""
+    alive = _live_feed_ids(conn, {w.feed_id for w in batch})
+    gone = [w for w in batch if w.feed_id not in alive]
+    if gone:
+        conn.execute(_INSERT_CRAWL, [{**_crawl_row(w, 0), "feed_id": None} for w in gone])
     results: list[WriteResult] = []
     current: list[CrawlWrite] = []
     seen: set[int] = set()
     for w in batch:
+        if w.feed_id not in alive:
+            continue
         if w.feed_id in seen:
             results.extend(_write_unique(conn, current, settings))
             current, seen = [], set()
@@ -159,7 +168,41 @@ def write_batch(
         seen.add(w.feed_id)
     if current:
         results.extend(_write_unique(conn, current, settings))
-    return results
+    if not gone:
+        return results
+    written = iter(results)
+    return [next(written) if w.feed_id in alive else WriteResult(w.feed_id, 0, None) for w in batch]
+
+
+def _live_feed_ids(conn: sa.Connection, ids: set[int]) -> set[int]:
+    """The ids among ``ids`` whose feed still exists, locked against deletion until commit
+    (``FOR KEY SHARE`` on PostgreSQL; SQLite has one writer at a time)."""
+    found: set[int] = set()
+    for part in _chunks(sorted(ids)):
+        q = (
+            sa.select(feeds.c.id)
+            .where(feeds.c.id.in_(part))
+            .with_for_update(read=True, key_share=True)
+        )
+        found.update(conn.execute(q).scalars())
+    return found
+
+
+def _crawl_row(w: CrawlWrite, new_entries: int) -> dict[str, Any]:
+    return {
+        "feed_id": w.feed_id,
+        "url": w.url,
+        "at": w.at,
+        "outcome": w.outcome,
+        "http_status": w.http_status,
+        "error_kind": w.error_kind,
+        "error_detail": w.error_detail or None,
+        "bytes": w.bytes,
+        "duration": w.duration,
+        "politeness_key": w.politeness_key or "",
+        "new_entries": new_entries,
+        "trigger": w.trigger or "poll",
+    }
 
 
 def _write_unique(
@@ -171,26 +214,7 @@ def _write_unique(
     _hops(conn, batch)
     _contacts(conn, batch)
     _authors(conn, batch)
-    conn.execute(
-        _INSERT_CRAWL,
-        [
-            {
-                "feed_id": w.feed_id,
-                "url": w.url,
-                "at": w.at,
-                "outcome": w.outcome,
-                "http_status": w.http_status,
-                "error_kind": w.error_kind,
-                "error_detail": w.error_detail or None,
-                "bytes": w.bytes,
-                "duration": w.duration,
-                "politeness_key": w.politeness_key or "",
-                "new_entries": len(new_ids.get(w.feed_id, ())),
-                "trigger": w.trigger or "poll",
-            }
-            for w in batch
-        ],
-    )
+    conn.execute(_INSERT_CRAWL, [_crawl_row(w, len(new_ids.get(w.feed_id, ()))) for w in batch])
     for w in batch:
         ids = new_ids.get(w.feed_id)
         if ids:

@@ -339,3 +339,42 @@ def test_a_dead_probe_waits_for_a_throttle_or_deferral(store: SqlStore) -> None:
     assert due == [ids[0], ids[2]]  # the throttled probe (next_crawl_at ahead) waits
     assert store.count_due(NOW, dead_probe_interval=month) == 2
     assert directory_repo.count_due(store, NOW, dead_probe_interval=month) == 2
+
+
+def test_a_result_for_a_feed_deleted_meanwhile_fails_no_batch(store: SqlStore) -> None:
+    """`run` crawls while the web deletes: a feed removed between being streamed as due and
+    its result being written. Its crawl row and entries referenced a feed that no longer
+    exists, broke the foreign key, and failed the whole batch (and `run` with it)."""
+    gone, _ = store.add_feed("https://gone.example/feed", now=NOW, politeness_key="gone.example")
+    kept, _ = store.add_feed("https://kept.example/feed", now=NOW, politeness_key="kept.example")
+    store.delete_feed(gone.id)
+    results = store.write(
+        [
+            CrawlWrite(
+                feed_id=gone.id,
+                url=gone.url,
+                at=NOW,
+                outcome="ok",
+                politeness_key="gone.example",
+                feed_changes={"status": "ok", "url": "https://moved.example/feed"},
+                entries=[Entry(id="1", title="orphan")],
+                hops=[Hop(gone.url, 301, "https://moved.example/feed")],
+                contacts=[Contact("mailto:a@gone.example", "email", "webMaster")],
+                authors=[(Person("Ada", None, None), "author")],
+            ),
+            CrawlWrite(
+                feed_id=kept.id,
+                url=kept.url,
+                at=NOW,
+                outcome="ok",
+                politeness_key="kept.example",
+                feed_changes={"status": "ok"},
+                entries=[Entry(id="1", title="kept")],
+            ),
+        ]
+    )
+    assert [r.new_entries for r in results] == [0, 1]
+    assert results[0].moved_to is None
+    assert store.find_feed(gone.id) is None
+    assert store.get_feed(kept.id).entry_count == 1
+    assert store.count_entries() == 1
