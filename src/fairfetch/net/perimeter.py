@@ -272,7 +272,10 @@ def parse_resolve_entries(entries: Iterable[str]) -> tuple[_Override, ...]:
         host, sep, rest = entry.partition(":")
         if not sep or not host.strip() or not rest.strip():
             raise ConfigError(f"resolve: {entry!r} is not HOST:IP")
-        pattern = _normalise_host(host)
+        try:
+            pattern = _normalise_host(host)
+        except UnicodeError as exc:
+            raise ConfigError(f"resolve: {entry!r}: not a host name ({exc})") from None
         if "*" in pattern and not (pattern.startswith("*.") and "*" not in pattern[2:]):
             raise ConfigError(f"resolve: {entry!r}: only a leading '*.' wildcard is allowed")
         if pattern.startswith("*.") and len(pattern) <= 2:

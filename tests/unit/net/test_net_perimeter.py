@@ -224,6 +224,8 @@ def test_parse_resolve_entries_forms() -> None:
         "*.:127.0.0.1",
         "example.com:99999:127.0.0.1",
         "example.com:256.1.1.1",
+        # A name IDNA cannot encode (a label over 63 characters) was a UnicodeError traceback.
+        "a" * 64 + "\u00e9.test:127.0.0.1",
     ],
 )
 def test_malformed_resolve_entry_is_a_config_error_naming_it(bad: str) -> None:
