@@ -16,6 +16,7 @@ from functools import lru_cache
 from urllib.parse import urlsplit
 
 from publicsuffixlist import PSLFILE, PublicSuffixList
+from yarl import URL
 
 from fairfetch.net.ip_literals import ip_literal
 
@@ -58,7 +59,20 @@ def host_of(url_or_host: str) -> str:
             host = host[1 : host.find("]")] if "]" in host else host[1:]
         elif host.count(":") == 1:  # host:port
             host = host.partition(":")[0]
-    return host.rstrip(".")
+    host = host.rstrip(".")
+    if not host.isascii():
+        host = _ascii_host(host)
+    return host
+
+
+@lru_cache(maxsize=4096)
+def _ascii_host(host: str) -> str:
+    """The IDNA form the connection goes to (yarl's own encoding): ``bücher.de`` and
+    ``xn--bcher-kva.de`` are one host, with one slot and one key, however a feed spells it."""
+    try:
+        return URL.build(scheme="http", host=host).raw_host or host
+    except (ValueError, UnicodeError):
+        return host
 
 
 @lru_cache(maxsize=65536)

@@ -161,3 +161,20 @@ def test_backend_from_cname(cname: str | None, backend: str | None) -> None:
 
 def test_headers_and_generator_beat_cname() -> None:
     assert detect_backend({}, "Substack", "ghs.google.com") == "backend:substack"
+
+
+@pytest.mark.parametrize(
+    ("unicode_form", "ascii_form"),
+    [
+        ("http://bücher.de/rss", "http://xn--bcher-kva.de/atom"),
+        ("http://ｅｘａｍｐｌｅ.com/feed", "http://example.com/other"),  # fullwidth letters
+        ("http://Bücher.DE./rss", "http://XN--BCHER-KVA.de/atom"),
+    ],
+)
+def test_one_host_spelled_two_ways_is_one_host_and_one_key(
+    unicode_form: str, ascii_form: str
+) -> None:
+    """The connection goes to the IDNA form either way; keyed apart, one host got a slot per
+    spelling (an OPML list with the Unicode form, another with the punycode one)."""
+    assert host_of(unicode_form) == host_of(ascii_form)
+    assert politeness_key(unicode_form) == politeness_key(ascii_form)
