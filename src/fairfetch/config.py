@@ -15,6 +15,7 @@ value came from (file, variable or option).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import tomllib
 from collections.abc import Mapping
@@ -25,7 +26,7 @@ from urllib.parse import urlsplit
 
 from fairfetch.errors import ConfigError
 
-__all__ = ["Settings", "env_name", "load_settings"]
+__all__ = ["Settings", "env_name", "load_settings", "unknown_environment"]
 
 
 @dataclass(frozen=True)
@@ -272,3 +273,28 @@ def load_settings(
             raise ConfigError(f"unknown setting {name!r}")
         values[name] = _coerce(name, raw, "option")
     return Settings(**values)
+
+
+#: Variables of the project's own tooling, not settings (the test suite's PostgreSQL, golden
+#: regeneration): never warned about.
+_TOOLING_PREFIXES = ("FAIRFETCH_TEST_", "FAIRFETCH_REGEN_")
+
+
+def unknown_environment(environ: Mapping[str, str] | None = None) -> list[str]:
+    """One message per ``FAIRFETCH_`` variable that names no setting, with the likeliest one.
+
+    The config file refuses an unknown key, but the environment is shared with everything
+    else, so a misspelt variable (``FAIRFETCH_DATABASE``) is said, not refused: it used to be
+    silently ignored, and the newcomer's feeds went to the default database."""
+    env = os.environ if environ is None else environ
+    known = [env_name(name) for name in _FIELDS if name != "key_overrides"]
+    messages = []
+    for var in sorted(env):
+        if not var.startswith("FAIRFETCH_") or var in known or var.startswith(_TOOLING_PREFIXES):
+            continue
+        message = f"{var} is not a fairfetch setting, ignored"
+        close = difflib.get_close_matches(var, known, n=1, cutoff=0.7)
+        if close:
+            message += f" (did you mean {close[0]}?)"
+        messages.append(message)
+    return messages

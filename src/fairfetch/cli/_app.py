@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.text import Text
 from typer.core import TyperGroup
 
-from fairfetch.config import Settings, load_settings
+from fairfetch.config import Settings, load_settings, unknown_environment
 from fairfetch.errors import FairfetchError
 
 
@@ -71,6 +71,8 @@ def _root(
     ] = None,
 ) -> None:
     ctx.obj = Globals(db=db, config=config)
+    for message in unknown_environment():
+        err_console.print(f"warning: {message}", markup=False, highlight=False)
 
 
 def globals_of(ctx: typer.Context) -> Globals:
