@@ -652,7 +652,12 @@ class Crawler:
         except InvalidURLError:
             return None
         # Through the dispatcher, under the new URL's politeness key and host slot: a platform
-        # many feeds move onto must not get one unscheduled request per moving feed.
+        # many feeds move onto must not get one unscheduled request per moving feed. A key that
+        # is paused for a while (Retry-After) is not waited for: confirm on a later crawl.
+        if self._dispatcher is not None:
+            wait = self._dispatcher.state.startable_at(politeness_key(url)) - time.monotonic()
+            if wait >= DEFER_AFTER:
+                return None
         result = await self._fetch_for_add(url)
         if result.ok and parse_feed(result.body, url=result.final_url).ok:
             return result.final_url

@@ -10,6 +10,7 @@ server's side, as the testbed does: the most requests it ever had in flight on t
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from aiohttp import web
 
 from fairfetch.config import Settings
 from fairfetch.crawl import Crawler, utcnow
-from fairfetch.net.politeness import politeness_key
+from fairfetch.net.politeness import Feedback, politeness_key
 from fairfetch.store import SqlStore, open_store
 
 
@@ -120,3 +121,31 @@ async def test_the_confirming_fetch_waits_for_the_new_hosts_slot(store: SqlStore
         assert sim.peak["new.test"] == 1  # one request in flight per host, the side one too
         moved = store.get_feed(old)  # looked up by the URL it had
         assert moved.url == f"http://new.test:{sim.port}/moved"
+
+
+async def test_a_paused_new_host_is_not_waited_for(store: SqlStore) -> None:
+    """The new URL's key is paused by a Retry-After (an hour here): confirming the move waits
+    for no one; the feed is crawled, not moved yet, and the pass ends. Waiting would have held
+    a one-shot `crawl --once` for the whole pause."""
+    async with simulated_web() as sim:
+        settings = Settings(
+            db=store.url,
+            allow_networks=("127.0.0.1/32",),
+            resolve=("*.test:127.0.0.1",),
+            obey_robots=False,
+        )
+        old = f"http://old.test:{sim.port}/feed"
+        store.add_feed(old, now=utcnow(), politeness_key=politeness_key(old))
+        async with Crawler(store, settings) as crawler:
+            state = crawler._ensure_started().state
+            # new.test answered a 429 with Retry-After: 3600 a moment ago (the dispatcher task
+            # has not run yet: this slot never reaches a handler).
+            state.push("new.test", "new.test", None)  # type: ignore[arg-type]
+            slot = state.pop_ready(0.0)
+            assert slot is not None
+            state.finish(slot, Feedback(throttled=True, retry_after=3600.0), time.monotonic())
+            summary = await asyncio.wait_for(crawler.crawl_due(), 120)  # a hang guard only
+        assert summary.due == summary.accounted == 1
+        assert summary.counts["ok"] == 1
+        assert "new.test" not in sim.peak  # nothing sent to the paused host
+        assert store.get_feed(old).url == old  # not moved yet: confirmed on a later crawl
