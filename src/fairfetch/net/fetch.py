@@ -275,6 +275,8 @@ class Fetcher:
         return self._session
 
     async def aclose(self) -> None:
+        if self.robots.fetcher is self:
+            self.robots.cancel_pending()  # they would open a new session on a closed fetcher
         if self._session is not None:
             await self._session.close()
             self._session = None

@@ -143,6 +143,13 @@ def _robots_text(body: bytes) -> str:
     return body.decode("utf-8-sig", errors="replace")
 
 
+def _retrieve(task: asyncio.Future[RobotsRules]) -> None:
+    """Mark a shared fetch's exception as seen: the askers re-raise it themselves, and when
+    none is left asyncio would otherwise log "exception was never retrieved"."""
+    if not task.cancelled():
+        task.exception()
+
+
 def previous_unusable(previous: RobotsRules | None) -> bool:
     return previous is None or previous.parser is None
 
@@ -214,22 +221,25 @@ class RobotsCache:
             self._cache.move_to_end(origin)
             return found
         pending = self._pending.get(origin)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        future: asyncio.Future[RobotsRules] = asyncio.get_running_loop().create_future()
-        self._pending[origin] = future
+        if pending is None:
+            # The fetch runs in a task of its own, not in the first asker's: that asker may be
+            # cancelled (its total-time cap, a shutdown) while others wait on the same answer.
+            # The robots.txt fetch has its own time cap, so the task always ends.
+            pending = asyncio.ensure_future(self._load_and_keep(origin, found))
+            pending.add_done_callback(_retrieve)
+            self._pending[origin] = pending
+        return await asyncio.shield(pending)
+
+    def cancel_pending(self) -> None:
+        """Stop the shared fetches still running (the fetcher is closing)."""
+        for task in list(self._pending.values()):
+            task.cancel()
+
+    async def _load_and_keep(self, origin: str, found: RobotsRules | None) -> RobotsRules:
         try:
             rules = await self._load(origin, found)
-            future.set_result(rules)
-        except asyncio.CancelledError:
-            future.cancel()
-            raise
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # retrieved: waiters (if any) re-raise it themselves
-            raise
         finally:
-            del self._pending[origin]
+            self._pending.pop(origin, None)
         self._cache[origin] = rules
         self._cache.move_to_end(origin)
         while len(self._cache) > self.max_entries:

@@ -220,3 +220,36 @@ async def test_a_byte_order_mark_does_not_hide_the_first_group() -> None:
     # A copy kept by an earlier version, BOM and all, means the same once restored.
     copy = RobotsCopy("http://site.test", "parsed", 200, "\ufeffUser-agent: *\nDisallow: /p", 0.0)
     assert not robots.restore(copy).can_fetch("http://site.test/p/1", "fairfetch")
+
+
+async def test_a_cancelled_first_asker_does_not_cancel_the_others() -> None:
+    """Concurrent asks for one origin share one robots.txt fetch. The first asker's fetch can
+    be cancelled (its total-time cap, a shutdown) while others wait on the same answer: they
+    got a CancelledError out of ``fetch`` (which never raises for network trouble), a feed
+    handler that never finished, and a crawl pass waiting for it for ever."""
+    import asyncio
+
+    arrived = asyncio.Event()
+    release = asyncio.Event()
+
+    async def slow_robots(request: web.Request) -> web.Response:
+        arrived.set()
+        await release.wait()
+        return web.Response(status=404)
+
+    f = make_fetcher(net_settings())
+    try:
+        async with serve({"/robots.txt": slow_robots, "/a": page, "/b": page}) as srv:
+            first = asyncio.create_task(f.fetch(srv.url("/a"), check_robots=True))
+            await arrived.wait()  # the first asker's robots.txt request is at the server
+            second = asyncio.create_task(f.fetch(srv.url("/b"), check_robots=True))
+            await asyncio.sleep(0)  # (a yield, not a wait) the second now waits on that fetch
+            first.cancel()
+            release.set()
+            r = await second
+            assert first.cancelled()
+    finally:
+        await f.aclose()
+    assert r.ok
+    assert r.body == b"page /b"
+    assert srv.hits["/robots.txt"] == 1
