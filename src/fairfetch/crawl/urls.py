@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit, urlunsplit
 
+from yarl import URL
+
 from fairfetch.errors import InvalidURLError
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -54,4 +56,9 @@ def normalize_feed_url(raw: str) -> str:
         raise InvalidURLError(raw, "credentials in URLs are not supported")
     if port is not None:
         netloc += f":{port}"
-    return urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, ""))
+    url = urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, ""))
+    try:
+        URL(url)  # what the fetcher will parse: refuse here what it would refuse every crawl
+    except (ValueError, UnicodeError) as exc:
+        raise InvalidURLError(raw, f"not a valid host name ({exc})") from None
+    return url

@@ -19,6 +19,10 @@ from fairfetch.errors import InvalidURLError
         ("https://a.example/a\x00b", "control character"),
         ("https://a.example/a\x7fb", "control character"),
         ("https://a.exa\x01mple/feed", "control character"),
+        # Host names the fetcher cannot use: they were added, then failed every crawl as an
+        # "internal" error (never counted against the feed, so never dead either).
+        ("https://" + "\u00e9" * 64 + ".example/feed", "not a valid host name"),
+        ("https://\u200b.example/feed", "not a valid host name"),
     ],
 )
 def test_unusable_characters_are_refused_naming_the_input(raw: str, reason: str) -> None:
