@@ -43,7 +43,13 @@ from fairfetch.feeds.model import Feed
 from fairfetch.feeds.parse import parse_feed
 from fairfetch.net.fetch import Fetcher
 from fairfetch.net.outcome import NETWORK_ERROR_KINDS, FetchResult
-from fairfetch.net.politeness import BackendGrouper, Dispatcher, Feedback, politeness_key
+from fairfetch.net.politeness import (
+    BackendGrouper,
+    Dispatcher,
+    Feedback,
+    host_of,
+    politeness_key,
+)
 from fairfetch.store import CrawlWrite, FeedRecord, SqlStore
 
 log = logging.getLogger("fairfetch.crawl")
@@ -507,6 +513,12 @@ class Crawler:
             outcome = Outcome(
                 "throttled", http_status=result.status, retry_after=result.retry_after
             )
+            if result.address:
+                # Evidence of a shared backend: hosts of different domains on one address,
+                # throttled together, get one key for the feeds submitted from now on.
+                self.grouper.observe_throttle(
+                    host_of(result.final_url), result.address, time.monotonic()
+                )
         elif result.not_modified:
             outcome = Outcome(
                 "not_modified",
