@@ -14,7 +14,15 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from fairfetch.cli._app import app, console, plain, print_json, settings_of, store_of
+from fairfetch.cli._app import (
+    app,
+    console,
+    err_console,
+    plain,
+    print_json,
+    settings_of,
+    store_of,
+)
 
 notify_app = typer.Typer(
     name="notify",
@@ -73,6 +81,16 @@ def subscribe(
         store, settings, only_ids={result.confirm_outbox_id},
         options=NotifyOptions.from_settings(settings),
     ))
+    if report.failed:
+        # Refused for good: nothing will retry it, so "queued" would be a promise we cannot keep.
+        reason = report.errors[0].split(": ", 1)[-1] if report.errors else "refused"
+        err_console.print(
+            f"error: confirmation mail to {req.email} failed: {reason}; subscription "
+            f"{sub['id']} stays pending",
+            highlight=False,
+            markup=False,
+        )
+        raise typer.Exit(1)
     state = "sent" if report.sent else "queued (the mail server did not take it yet)"
     console.print(
         f"confirmation mail to {req.email} {state}; subscription {sub['id']} is pending until "

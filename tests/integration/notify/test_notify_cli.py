@@ -107,3 +107,20 @@ def test_notify_cli_confirms_a_token_that_starts_with_a_dash(tmp_path):
     assert "confirmed" in result.output
     listing = CliRunner().invoke(app, ["--db", db, "notify", "list", "--json"])
     assert json.loads(listing.output)[0]["status"] == "active"
+
+
+def test_notify_cli_subscribe_says_a_refused_confirmation_failed(tmp_path, smtp_server):
+    """A confirmation the mail server refuses for good (550 at RCPT) is not 'queued': nothing
+    will retry it. The command says it failed, with the server's reason, and exits 1."""
+    smtp_server.handler.script = lambda n: "rcpt:550"
+    db = f"sqlite:///{tmp_path}/refused.db"
+    env = {"FAIRFETCH_SMTP_URL": smtp_server.url, "FAIRFETCH_NOTIFY_RATE": "0",
+           "FAIRFETCH_PUBLIC_URL": "https://news.example.test"}
+    result = CliRunner().invoke(
+        app, ["--db", db, "notify", "subscribe", "nobody@example.test",
+              "https://a.example.test/feed"], env=env)
+    assert result.exit_code == 1, result.output + repr(result.exception)
+    assert "queued" not in result.output
+    assert "confirmation mail to nobody@example.test failed" in result.stderr
+    assert "no such user" in result.stderr
+    assert smtp_server.accepted == []
