@@ -295,7 +295,7 @@ class Crawler:
         loop = asyncio.get_running_loop()
         job = _Job(feed, "add", loop.create_future(), keep_ids=False)
         await self._complete(job, result)
-        await job.future
+        await self._added(job)
 
     async def _add_discovered(
         self, raw: str, url: str, page: FetchResult, report: AddReport
@@ -331,9 +331,17 @@ class Crawler:
             report.added.append(feed.url)
             job = _Job(feed, "add", asyncio.get_running_loop().create_future(), keep_ids=False)
             await self._complete(job, result)
-            await job.future
+            await self._added(job)
             return
         report.failed.append((raw, "no feed found on that page or at the usual paths"))
+
+    async def _added(self, job: _Job) -> None:
+        """Wait for an added feed's first crawl to be written. A network failure is held for
+        an outage verdict that a pass gives once only held failures are left (see _finish);
+        an add has no pass, so its own held failure is decided now (it waited for ever)."""
+        if any(held is job for _, held in self._held):
+            await self._flush_held(as_outage=self.outages.in_outage)
+        await job.future
 
     async def _fetch_for_add(self, url: str) -> FetchResult:
         dispatcher = self._ensure_started()
