@@ -285,7 +285,9 @@ class Crawler:
             url,
             now=now,
             politeness_key=politeness_key(url),
-            original_url=raw.strip() if raw.strip() != url else None,
+            # The URL as given, normalised: lookups are by that spelling (once the feed moves,
+            # a raw "HTTP://HOST/feed" would match no later lookup and a re-add duplicated it).
+            original_url=None,
         )
         if not created:
             report.existing.append(feed.url)

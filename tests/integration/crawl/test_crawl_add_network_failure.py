@@ -33,5 +33,7 @@ async def test_crawl_add_of_a_refused_url_ends_with_the_failure_recorded(
     feed = store.get_feed(url)
     assert feed.error_count == 1
     with store.engine.connect() as conn:
-        rows = conn.execute(sa.select(crawls.c.trigger, crawls.c.outcome, crawls.c.error_kind)).all()
+        rows = conn.execute(
+            sa.select(crawls.c.trigger, crawls.c.outcome, crawls.c.error_kind)
+        ).all()
     assert [tuple(r) for r in rows] == [("add", "error", "connect")]
