@@ -25,7 +25,7 @@ from fairfetch.crawl import AddReport, Crawler
 from fairfetch.crawl.urls import normalize_feed_url
 from fairfetch.errors import InputError, InvalidURLError, NotFoundError
 from fairfetch.opml import build_opml, parse_opml
-from fairfetch.store import FeedRecord, SqlStore, dumps
+from fairfetch.store import FeedRecord, SqlStore, dumps, feed_key
 from fairfetch.views import feed_details, feed_summary
 
 feeds_app = typer.Typer(help="Manage the feeds of the directory.", no_args_is_help=True)
@@ -43,22 +43,10 @@ def _check_kind(kind: str | None) -> None:
         raise InputError(kind, "unknown kind (" + ", ".join(KINDS) + ")")
 
 
-#: The largest id a feed can have (a signed 64-bit integer in both databases).
-_MAX_ID = 2**63 - 1
-
-
-def _key(raw: str) -> str | int:
-    """An id when ``raw`` is one (ASCII digits, in range), else the URL. ``str.isdigit`` also
-    accepts ``²`` and other digits ``int`` refuses, and SQLite refuses ints past 64 bits."""
-    if raw.isascii() and raw.isdigit() and 0 < int(raw) <= _MAX_ID:
-        return int(raw)
-    return raw
-
-
 def find_feed(store: SqlStore, raw: str) -> FeedRecord | None:
     """A feed by id, its current URL or the URL it was given as; a URL spelled differently
     (host case, default port, fragment) is looked up as it would have been stored."""
-    key = _key(raw)
+    key = feed_key(raw)
     feed = store.find_feed(key)
     if feed is None and isinstance(key, str):
         try:

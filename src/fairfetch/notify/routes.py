@@ -21,6 +21,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from fairfetch.config import Settings
 from fairfetch.errors import InputError, NotFoundError
 from fairfetch.notify.schedule import WEEKDAYS
+from fairfetch.store import feed_key
 from fairfetch.store import notify_repo as repo
 from fairfetch.store.sql import SqlStore
 
@@ -145,7 +146,7 @@ def _manage(store: SqlStore, token: str) -> dict[str, Any]:
 
 def _feed(store: SqlStore, key: str) -> Any:
     try:
-        return store.get_feed(int(key)) if key.isdigit() else store.get_feed(key)
+        return store.get_feed(feed_key(key))
     except NotFoundError as exc:
         raise HTTPException(status_code=404, detail=str(exc)) from None
 

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from fairfetch.errors import InputError, NotFoundError
 from fairfetch.notify.filters import parse_categories
 from fairfetch.notify.schedule import MODES, parse_weekday, zone
+from fairfetch.store import feed_key
 from fairfetch.store import notify_repo as repo
 from fairfetch.store.records import FeedRecord
 from fairfetch.store.sql import SqlStore
@@ -75,9 +76,10 @@ class SubscriptionRequest:
 def find_or_add_feed(store: SqlStore, key: str | int, now: datetime) -> FeedRecord:
     """A feed by id or URL (current or original); an unknown URL is added, due for its first
     crawl (which records its backlog without notifying anyone)."""
-    if isinstance(key, int) or str(key).isdigit():
-        return store.get_feed(int(key))
-    found = store.find_feed(str(key))
+    key = feed_key(key)
+    if isinstance(key, int):
+        return store.get_feed(key)
+    found = store.find_feed(key)
     if found is not None:
         return found
     parts = urlsplit(str(key))

@@ -7,7 +7,7 @@ One implementation (:class:`SqlStore`) serves SQLite and PostgreSQL; the contrac
 from __future__ import annotations
 
 from fairfetch.store.batch_write import link_row
-from fairfetch.store.records import CrawlWrite, FeedRecord, WriteResult
+from fairfetch.store.records import CrawlWrite, FeedRecord, WriteResult, feed_key
 from fairfetch.store.sql import SqlStore, dumps
 
 
@@ -16,7 +16,16 @@ def open_store(url: str) -> SqlStore:
     return SqlStore(url)
 
 
-__all__ = ["CrawlWrite", "FeedRecord", "SqlStore", "WriteResult", "dumps", "link_row", "open_store"]
+__all__ = [
+    "CrawlWrite",
+    "FeedRecord",
+    "SqlStore",
+    "WriteResult",
+    "dumps",
+    "feed_key",
+    "link_row",
+    "open_store",
+]
 
 # Registers the notification outbox as a new-entries hook, so that every store — whoever opens
 # it — writes notifications in the same transaction as the entries that cause them.

@@ -10,6 +10,20 @@ from typing import Any
 from fairfetch.feeds.model import Contact, Entry, Person
 from fairfetch.net.outcome import Hop
 
+#: The largest id a row can have (a signed 64-bit integer in both databases).
+MAX_ID = 2**63 - 1
+
+
+def feed_key(raw: str | int) -> str | int:
+    """A feed named by a person: its id when ``raw`` is one (ASCII digits, in range), else
+    the URL. ``str.isdigit`` also accepts ``²``, which ``int`` refuses, and the databases
+    refuse ints past 64 bits: either ended in a traceback or a 500 wherever ids are typed."""
+    if isinstance(raw, int):
+        return raw
+    if raw.isascii() and raw.isdigit() and 0 < int(raw) <= MAX_ID:
+        return int(raw)
+    return raw
+
 
 @dataclass(frozen=True)
 class FeedRecord:

@@ -232,3 +232,14 @@ def test_notify_public_form_sets_the_zone_of_a_reader_without_live_subscriptions
     assert r.status_code == 200
     [sub] = repo.list_subscriptions(site.world.store)
     assert (sub["status"], sub["tz"]) == ("pending", "America/New_York")
+
+
+@pytest.mark.parametrize("key", ["²", "٣", "99999999999999999999999", str(2**63)])
+def test_notify_subscribe_odd_feed_ids_are_unknown_feeds_not_errors(site, key):
+    """``str.isdigit`` accepts ``²``, which ``int`` refuses, and ids past 64 bits overflow
+    the database: each was a 500 on the page and its form, and a traceback in the CLI."""
+    site.world.add_feed("https://a.example.test/feed")
+    assert site.client.get("/subscribe", params={"feed": key}).status_code == 404
+    r = site.client.post("/subscribe", data={"feed": key, "email": "ana@example.test"})
+    assert r.status_code in (400, 404), r.text
+    assert repo.list_subscriptions(site.world.store) == []
