@@ -30,7 +30,7 @@ def zone(name: str) -> ZoneInfo:
 
 def parse_weekday(value: str | int) -> int:
     """``mon``/``monday``/``0`` … ``sun``/``6`` -> 0..6 (Monday is 0, like datetime.weekday())."""
-    if isinstance(value, int) or str(value).strip().isdigit():
+    if isinstance(value, int) or (str(value).strip().isascii() and str(value).strip().isdigit()):
         n = int(value)
         if 0 <= n <= 6:
             return n

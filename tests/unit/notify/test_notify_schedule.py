@@ -100,6 +100,9 @@ def test_notify_schedule_inputs():
     assert parse_weekday("6") == 6
     with pytest.raises(InputError):
         parse_weekday("someday")
+    for odd in ("²", "٣", "9" * 30):  # digits int() refuses or reads otherwise: one clear error
+        with pytest.raises(InputError):
+            parse_weekday(odd)
     with pytest.raises(InputError):
         next_issue(datetime(2026, 1, 1, tzinfo=UTC), "daily", 8, 0, "Mars/Olympus")
     assert schedule_label("weekly", 7, 2) == "weekly@wed@07"
