@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
+
+from aiohttp import web
 
 from fairfetch.testbed import FeedSpec, Gate, Testbed, TestbedClock, TestbedOptions
 
 __all__ = [
-    "FeedSpec", "Gate", "Testbed", "TestbedClock", "TestbedOptions", "running_testbed",
-    "testbed_thread",
+    "FeedSpec", "Gate", "Testbed", "TestbedClock", "TestbedOptions", "loopback_server",
+    "running_testbed", "testbed_thread",
 ]
 
 
@@ -33,6 +35,25 @@ async def running_testbed(
         yield testbed
     finally:
         await testbed.stop()
+
+
+@asynccontextmanager
+async def loopback_server(
+    handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
+) -> AsyncIterator[int]:
+    """One HTTP server on 127.0.0.1 (an ephemeral port, yielded) answering every method and
+    path with ``handler``, in the current event loop: for a test about one server behaviour
+    the testbed has no switch for. Reach hosts on it with ``resolve=("*.test:127.0.0.1",)``."""
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", handler)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        yield site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    finally:
+        await runner.cleanup()
 
 
 # The name starts with ``test`` because it is the public API, not a test function.

@@ -7,17 +7,16 @@ per domain however hard it pushed back."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 
-import pytest
 from aiohttp import web
 
 from fairfetch.config import Settings
 from fairfetch.crawl import Crawler, utcnow
 from fairfetch.net.politeness import politeness_key
-from fairfetch.store import SqlStore, open_store
+from fairfetch.store import SqlStore
+from fairfetch.testing import loopback_server
 
 
 @asynccontextmanager
@@ -25,23 +24,8 @@ async def one_throttling_backend() -> AsyncIterator[int]:
     async def handle(request: web.Request) -> web.Response:
         return web.Response(status=429, headers={"Retry-After": "120"})
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", handle)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    try:
-        yield site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    finally:
-        await runner.cleanup()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SqlStore]:
-    s = open_store(f"sqlite:///{tmp_path}/evidence.db")
-    yield s
-    s.close()
+    async with loopback_server(handle) as port:
+        yield port
 
 
 async def test_domains_throttled_together_from_one_address_share_a_key(store: SqlStore) -> None:

@@ -7,10 +7,9 @@ the year 5195, gone from the directory without a failure anywhere."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from aiohttp import web
@@ -19,7 +18,8 @@ from fairfetch.config import Settings
 from fairfetch.crawl import Crawler, utcnow
 from fairfetch.net.politeness import politeness_key
 from fairfetch.net.retry_after import MAX_RETRY_AFTER
-from fairfetch.store import SqlStore, open_store
+from fairfetch.store import SqlStore
+from fairfetch.testing import loopback_server
 
 FEED = (
     b'<?xml version="1.0"?><rss version="2.0"><channel><title>T</title>'
@@ -34,23 +34,8 @@ async def site(delay: str) -> AsyncIterator[int]:
             return web.Response(text=f"User-agent: *\nCrawl-delay: {delay}\n")
         return web.Response(body=FEED, content_type="application/rss+xml")
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", handle)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    tcp = web.TCPSite(runner, "127.0.0.1", 0)
-    await tcp.start()
-    try:
-        yield tcp._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    finally:
-        await runner.cleanup()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SqlStore]:
-    s = open_store(f"sqlite:///{tmp_path}/delay.db")
-    yield s
-    s.close()
+    async with loopback_server(handle) as port:
+        yield port
 
 
 @pytest.mark.parametrize("delay", ["1e300", "99999999999"])

@@ -10,18 +10,17 @@ knocked on the closed door in a loop).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
-from pathlib import Path
 
-import pytest
 from aiohttp import web
 
 from fairfetch.config import Settings
 from fairfetch.crawl import Crawler, utcnow
 from fairfetch.net.politeness import politeness_key
-from fairfetch.store import CrawlWrite, SqlStore, open_store
+from fairfetch.store import CrawlWrite, SqlStore
+from fairfetch.testing import loopback_server
 
 
 @asynccontextmanager
@@ -32,23 +31,8 @@ async def throttling_server(hits: Counter[str]) -> AsyncIterator[int]:
             return web.Response(status=404)
         return web.Response(status=429, headers={"Retry-After": "3600"})
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", handle)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    try:
-        yield site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    finally:
-        await runner.cleanup()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SqlStore]:
-    s = open_store(f"sqlite:///{tmp_path}/probe.db")
-    yield s
-    s.close()
+    async with loopback_server(handle) as port:
+        yield port
 
 
 async def test_a_throttled_dead_probe_waits_for_the_retry_after(store: SqlStore) -> None:

@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-import pytest
 from aiohttp import web
 
 from fairfetch.config import Settings
 from fairfetch.crawl import Crawler, utcnow
 from fairfetch.net.politeness import Feedback, politeness_key
-from fairfetch.store import SqlStore, open_store
+from fairfetch.store import SqlStore
+from fairfetch.testing import loopback_server
 
 
 def rss(title: str, extra: str = "") -> bytes:
@@ -69,25 +68,12 @@ async def simulated_web() -> AsyncIterator[Web]:
         finally:
             state.in_flight[host] -= 1
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", handle)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    state.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    try:
-        yield state
-    finally:
-        state.release_slow.set()
-        await runner.cleanup()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SqlStore]:
-    s = open_store(f"sqlite:///{tmp_path}/move.db")
-    yield s
-    s.close()
+    async with loopback_server(handle) as port:
+        state.port = port
+        try:
+            yield state
+        finally:
+            state.release_slow.set()
 
 
 async def test_the_confirming_fetch_waits_for_the_new_hosts_slot(store: SqlStore) -> None:
