@@ -7,6 +7,7 @@ from __future__ import annotations
 import email
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email import policy
@@ -93,8 +94,9 @@ class SmtpServer:
         return self.handler.accepted
 
 
-@pytest.fixture
-def smtp_server() -> Iterator[SmtpServer]:
+@contextmanager
+def scripted_smtp_server() -> Iterator[SmtpServer]:
+    """A real SMTP server on loopback answering as its handler's script says."""
     handler = ScriptedHandler()
     ctl = LoopbackController(handler, hostname="127.0.0.1", port=0)
     ctl.start()
@@ -102,6 +104,12 @@ def smtp_server() -> Iterator[SmtpServer]:
         yield SmtpServer(handler, int(ctl.port))
     finally:
         ctl.stop()
+
+
+@pytest.fixture
+def smtp_server() -> Iterator[SmtpServer]:
+    with scripted_smtp_server() as server:
+        yield server
 
 
 @dataclass

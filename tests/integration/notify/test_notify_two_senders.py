@@ -17,20 +17,14 @@ from datetime import timedelta
 import pytest
 
 from fairfetch.notify.service import SendReport, send_due
-from fairfetch.notify.sink import LoopbackController
 
-from .conftest import FAST, T0, ScriptedHandler, SmtpServer
+from .conftest import FAST, T0, SmtpServer, scripted_smtp_server
 
 
 @pytest.fixture
 def second_smtp_server() -> Iterator[SmtpServer]:
-    handler = ScriptedHandler()
-    ctl = LoopbackController(handler, hostname="127.0.0.1", port=0)
-    ctl.start()
-    try:
-        yield SmtpServer(handler, int(ctl.port))
-    finally:
-        ctl.stop()
+    with scripted_smtp_server() as server:
+        yield server
 
 
 async def test_notify_two_senders_at_once_send_each_row_once(
