@@ -200,7 +200,9 @@ def _broken(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[
     yield from conn.execute(
         "SELECT f.url, l.to_url, 'internal', p.status, NULL, l.anchor, l.location FROM links l "
         "JOIN pages f ON f.id = l.from_id JOIN pages p ON p.url = l.to_url "
-        "WHERE l.internal = 1 AND p.status >= 400 "
+        # What broken-internal-link counts: canonical and hreflang <link>s to error pages
+        # are their own rules' findings (Issues sheet), not broken links.
+        "WHERE l.internal = 1 AND l.location != 'head' AND p.status >= 400 "
         "AND (p.error IS NULL OR p.error NOT LIKE 'throttled:%') ORDER BY f.id, l.seq"
     )
     yield from conn.execute(

@@ -122,9 +122,9 @@ class SiteView:
     pages: list[PageRow] = field(default_factory=list)
     #: internal URL -> number of distinct pages linking to it (self-links excluded)
     inlinks: dict[str, int] = field(default_factory=dict)
-    #: (from_url, to_url, to_status) for internal links to 4xx/5xx pages
+    #: (from_url, to_url, to_status) for internal body links to 4xx/5xx pages (not head links)
     broken_internal: list[tuple[str, str, int]] = field(default_factory=list)
-    #: (from_url, to_url, status) for internal links to pages that redirect
+    #: (from_url, to_url, status) for internal body links to pages that redirect
     links_to_redirects: list[tuple[str, str, int]] = field(default_factory=list)
     #: (from_url, to_url) internal links with rel=nofollow
     nofollow_internal: list[tuple[str, str]] = field(default_factory=list)
@@ -259,16 +259,19 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
         "SELECT 1 FROM sqlite_master WHERE type='index' AND name='links_to'"
     ).fetchone()
     join = "CROSS JOIN" if indexed else "JOIN"
+    # Body links only: a canonical or hreflang <link> (location 'head') to an error page or a
+    # redirect is canonical-to-non-200 / canonical-to-redirect / hreflang-non-200's finding,
+    # not a second one here (Screaming Frog and Sitebulb keep them in their own families).
     broken = conn.execute(
         f"SELECT DISTINCT f.url, l.to_url, p.status FROM pages p {join} links l "
         "ON l.to_url = p.url JOIN pages f ON f.id = l.from_id "
-        f"WHERE l.internal = 1 AND p.status >= 400 AND {_JUDGED_P} "
+        f"WHERE l.internal = 1 AND l.location != 'head' AND p.status >= 400 AND {_JUDGED_P} "
         "ORDER BY f.id, l.seq"
     ).fetchall()
     to_redirects = conn.execute(
         f"SELECT DISTINCT f.url, l.to_url, p.status FROM pages p {join} links l "
         "ON l.to_url = p.url JOIN pages f ON f.id = l.from_id "
-        "WHERE l.internal = 1 AND p.status BETWEEN 300 AND 399 "
+        "WHERE l.internal = 1 AND l.location != 'head' AND p.status BETWEEN 300 AND 399 "
         "ORDER BY f.id, l.seq"
     ).fetchall()
     nofollow = conn.execute(
