@@ -150,6 +150,10 @@ def _retrieve(task: asyncio.Future[RobotsRules]) -> None:
         task.exception()
 
 
+#: Failures that cut a robots.txt answer off: a 2xx with one of these is no answer at all.
+_CUT_OFF = frozenset({"dns", "connect", "timeout", "tls"})
+
+
 def previous_unusable(previous: RobotsRules | None) -> bool:
     return previous is None or previous.parser is None
 
@@ -350,8 +354,13 @@ class RobotsCache:
             return RobotsRules(
                 origin, "allow_all", now, now + self.ttl, status, detail=result.error_detail
             )
-        if status is not None and not (status == 429 or status >= 500):
-            # 1xx/3xx as a final answer: nothing usable, nothing forbidding.
+        if (
+            status is not None
+            and result.error_kind not in _CUT_OFF
+            and not (status == 429 or status >= 500)
+        ):
+            # 1xx/3xx as a final answer: nothing usable, nothing forbidding. (A 2xx whose body
+            # could not be read — timeout, reset — is unreachable, below: not "no rules".)
             return RobotsRules(origin, "allow_all", now, now + self.ttl, status)
         if result.throttled and result.retry_after is not None and previous_unusable(previous):
             # 429 / 503 + Retry-After on robots.txt: the host is throttling us. Remember it
@@ -367,10 +376,11 @@ class RobotsCache:
                 retry_after=result.retry_after,
             )
         # 429, 5xx or unreachable: the site cannot tell us; assume the worst, briefly.
-        kind = result.error_kind if status is None else "robots"
+        cut_off = status is None or result.error_kind in _CUT_OFF
+        kind = result.error_kind if cut_off else "robots"
         why = (
             f"robots.txt answered {status}"
-            if status is not None
+            if not cut_off
             else f"robots.txt unreachable ({result.error_kind}: {result.error_detail})"
         )
         if (
