@@ -9,9 +9,10 @@ expect crawlers to share:
 * 4xx except 429 — no robots.txt: everything is allowed (cached for ``ttl``);
 * 429, 5xx, or unreachable (DNS, connect, timeout, TLS, perimeter) — the site cannot tell us,
   so we assume the worst, briefly: disallow everything for ``error_ttl``, then ask again. If
-  a good copy fetched within ``stale_for`` exists it keeps applying instead, as Google keeps
-  its cached copy. Our choice of a short ``error_ttl`` (30 min, where Google waits 12 h)
-  matches feed intervals: a feed is not skipped for half a day over one failed robots fetch.
+  a good answer fetched within ``stale_for`` exists (rules, or the "no rules" of a 4xx) it
+  keeps applying instead, as Google keeps its cached copy (RFC 9309 §2.3.1.4 allows both).
+  Our choice of a short ``error_ttl`` (30 min, where Google waits 12 h) matches feed
+  intervals: a feed is not skipped for half a day over one failed robots fetch.
 * too many redirects — treated as 4xx (allow), as Google does.
 
 A :class:`RobotsBacking` (the crawler gives one over its store) keeps the answers that stand for
@@ -88,8 +89,9 @@ class RobotsRules:
     detail: str = ""
     parser: Protego | None = None
     parsed_at: float | None = None
-    """When the rules in ``parser`` were fetched (older than fetched_at when a stale copy
-    stands in for an unreachable robots.txt)."""
+    """When the good answer these rules stand for (the rules in ``parser``, or the "no rules"
+    of a 4xx) was fetched: older than fetched_at when a stale copy stands in for an
+    unreachable robots.txt; None when there is no good answer (throttled, disallow_all)."""
     retry_after: float | None = None
     """Set when robots.txt answered a throttle (429, 503 + Retry-After)."""
 
@@ -152,10 +154,6 @@ def _retrieve(task: asyncio.Future[RobotsRules]) -> None:
 
 #: Failures that cut a robots.txt answer off: a 2xx with one of these is no answer at all.
 _CUT_OFF = frozenset({"dns", "connect", "timeout", "tls"})
-
-
-def previous_unusable(previous: RobotsRules | None) -> bool:
-    return previous is None or previous.parser is None
 
 
 class RobotsCache:
@@ -317,7 +315,7 @@ class RobotsCache:
             copy.status,
             detail=f"stored copy fetched {when}",
             parser=parser,
-            parsed_at=fetched if parser is not None else None,
+            parsed_at=fetched,
         )
 
     def interpret(
@@ -349,10 +347,17 @@ class RobotsCache:
                 now + self.ttl,
                 status,
                 detail=f"robots.txt answered {status}: no rules",
+                parsed_at=now,
             )
         if result.error_kind == "redirect":
             return RobotsRules(
-                origin, "allow_all", now, now + self.ttl, status, detail=result.error_detail
+                origin,
+                "allow_all",
+                now,
+                now + self.ttl,
+                status,
+                detail=result.error_detail,
+                parsed_at=now,
             )
         if (
             status is not None
@@ -361,8 +366,13 @@ class RobotsCache:
         ):
             # 1xx/3xx as a final answer: nothing usable, nothing forbidding. (A 2xx whose body
             # could not be read — timeout, reset — is unreachable, below: not "no rules".)
-            return RobotsRules(origin, "allow_all", now, now + self.ttl, status)
-        if result.throttled and result.retry_after is not None and previous_unusable(previous):
+            return RobotsRules(origin, "allow_all", now, now + self.ttl, status, parsed_at=now)
+        standing = (
+            previous is not None
+            and previous.parsed_at is not None
+            and now - previous.parsed_at <= self.stale_for
+        )
+        if result.throttled and result.retry_after is not None and not standing:
             # 429 / 503 + Retry-After on robots.txt: the host is throttling us. Remember it
             # until the Retry-After, and let the caller treat the request as throttled.
             return RobotsRules(
@@ -376,19 +386,25 @@ class RobotsCache:
                 retry_after=result.retry_after,
             )
         # 429, 5xx or unreachable: the site cannot tell us; assume the worst, briefly.
-        cut_off = status is None or result.error_kind in _CUT_OFF
-        kind = result.error_kind if cut_off else "robots"
-        why = (
-            f"robots.txt answered {status}"
-            if not cut_off
-            else f"robots.txt unreachable ({result.error_kind}: {result.error_detail})"
-        )
-        if (
-            previous is not None
-            and previous.parser is not None
-            and previous.parsed_at is not None
-            and now - previous.parsed_at <= self.stale_for
-        ):
+        if status is not None and (status == 429 or status >= 500):
+            kind = "robots"
+            why = f"robots.txt answered {status}"
+        else:
+            # Nothing usable came back (no answer, or a 2xx body cut off by a timeout/reset).
+            kind = result.error_kind or "robots"
+            why = f"robots.txt unreachable ({result.error_kind}: {result.error_detail})"
+        if standing and previous is not None and previous.parser is None:
+            return RobotsRules(
+                origin,
+                "allow_all",
+                now,
+                now + self.error_ttl,
+                status,
+                kind,
+                why + "; using the last good answer (no rules)",
+                parsed_at=previous.parsed_at,
+            )
+        if standing and previous is not None:
             return RobotsRules(
                 origin,
                 "parsed",
