@@ -75,9 +75,16 @@ class PageRowBuilder:
         if size is None and size_header and size_header.isdigit():
             size = int(size_header)
         redirect_to = None
+        nowhere = None  # why a 3xx leads nowhere (rule redirect-without-location)
         status = None if f.error_kind == "robots" else f.status
-        if status is not None and 300 <= status < 400 and headers.get("location"):
-            redirect_to = resolve_link(url, headers["location"])
+        if status is not None and 300 <= status < 400:
+            location = headers.get("location") or ""
+            if location.strip():
+                redirect_to = resolve_link(url, location)
+                if redirect_to is None:
+                    nowhere = f"{status} Location {location!r} cannot be followed"
+            else:
+                nowhere = f"{status} without a Location header"
         facts = None
         if status == 200 and is_html(ctype) and f.body:
             facts = self.extract(f.body, url)
@@ -89,6 +96,8 @@ class PageRowBuilder:
             canonical=canonical,
         )  # fmt: skip
         error = f"{f.error_kind}: {f.error_detail}" if f.error_kind else None
+        if error is None and nowhere is not None:
+            error = f"redirect: {nowhere}"  # the fetch engine's wording when it follows one
         if error is None and (f.status == 429 or (f.status == 503 and "retry-after" in headers)):
             # Still throttled after the crawl's retries: the site said "later", not "broken".
             # The view leaves such pages unjudged (see THROTTLED).

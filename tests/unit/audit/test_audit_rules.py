@@ -75,6 +75,8 @@ CASES: list[Case] = [
                                             "http://shop.test/p", 404)]),
      lambda: site(A, redirects=[RedirectRow(U + "/go", 301, "http://shop.test/p", False, 200,
                                             "http://shop.test/p", 200)]), U + "/go"),
+    ("redirect-without-location", lambda: site(A, good_page("/r", status=302, redirect_to=None)),
+     lambda: site(A, good_page("/r", status=302, redirect_to=A.url)), U + "/r"),
     ("redirect-temporary", lambda: site(A, redirects=[RedirectRow(U + "/r", 302, A.url)]),
      lambda: site(A, redirects=[RedirectRow(U + "/r", 308, A.url)]), U + "/r"),
     ("internal-link-to-redirect", lambda: site(A, links_to_redirects=[(A.url, U + "/r", 301)]),

@@ -95,6 +95,21 @@ def redirect_to_error(site: SiteView, t: Thresholds) -> Out:
             yield r.from_url, f"{r.final_url or r.to_url} ({end})"
         elif r.far_error and not r.loop:
             yield r.from_url, f"{r.to_url} ({r.far_error})"
+        elif r.final_status is not None and 300 <= r.final_status < 400 and not r.loop:
+            # The chain stops on a crawled page that answers 3xx with nowhere to go (a page
+            # with a usable Location would have been followed): no page is ever served.
+            yield r.from_url, f"{r.final_url} ({r.final_status} without a usable Location)"
+
+
+@rule("redirect-without-location", "http", "error", "Redirect without a usable Location",
+      explanation="The URL answers 3xx but names no place to go (no Location header, an empty "
+      "one, or one no browser can follow): visitors and search engines get no page at all.",
+      fix="Send a Location header with the destination's absolute http(s) URL, or serve the "
+      "page (200).")
+def redirect_without_location(site: SiteView, t: Thresholds) -> Out:
+    for p in site.pages:
+        if p.status is not None and 300 <= p.status < 400 and p.redirect_to is None:
+            yield p.url, p.error or f"{p.status} without a Location header"
 
 
 @rule("redirect-temporary", "http", "notice", "Temporary redirect",

@@ -1,0 +1,99 @@
+"""Pages that answer oddly, crawled for real from a small site of our own on 127.0.0.1
+(port 0): a 3xx that names nowhere to go, and a page the site throttles before serving it."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+
+from fairfetch.audit.crawler import CrawlOptions, CrawlStats, crawl_site
+from fairfetch.audit.rules import run_rules
+from fairfetch.audit.view import load_view
+from fairfetch.config import Settings
+
+SITE = "odd-audit.test"
+HOME = (
+    "<!doctype html><html lang=en><head><title>Home of the odd audit site</title></head>"
+    '<body><h1>Home</h1><a href="/nowhere">nowhere</a><a href="/hop">hop</a>'
+    '<a href="/busy">busy</a></body></html>'
+)
+
+
+@dataclass
+class OddSite:
+    port: int = 0
+    busy_left: int = 0  # how many more times /busy answers 429
+    busy_after: str = "0"
+    seen: list[str] = field(default_factory=list)
+
+    def url(self, path: str = "/") -> str:
+        return f"http://{SITE}:{self.port}{path}"
+
+
+@pytest.fixture
+async def odd_site() -> AsyncIterator[OddSite]:
+    odd = OddSite()
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        odd.seen.append(request.path)
+        if request.path == "/":
+            return web.Response(text=HOME, content_type="text/html")
+        if request.path == "/nowhere":
+            return web.Response(status=302)  # no Location header
+        if request.path == "/hop":
+            raise web.HTTPMovedPermanently("/nowhere")
+        if request.path == "/busy":
+            if odd.busy_left > 0:
+                odd.busy_left -= 1
+                return web.Response(status=429, headers={"Retry-After": odd.busy_after})
+            return web.Response(
+                text="<html><head><title>Busy</title></head><body>ok</body></html>",
+                content_type="text/html",
+            )
+        return web.Response(status=404)
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", handle)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    server = site._server
+    assert server is not None
+    odd.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    try:
+        yield odd
+    finally:
+        await runner.cleanup()
+
+
+async def _crawl(odd: OddSite, out: Path, **kw: object) -> CrawlStats:
+    settings = Settings(allow_networks=("127.0.0.1/32",), resolve=("*.test:127.0.0.1",))
+    return await crawl_site(
+        odd.url(), out, settings, CrawlOptions(parse_process=False, use_sitemaps=False),
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+async def test_audit_redirect_without_location_crawled(odd_site: OddSite, tmp_path: Path) -> None:
+    out = tmp_path / "odd.db"
+    await _crawl(odd_site, out)
+    conn = sqlite3.connect(out)
+    try:
+        row = conn.execute(
+            "SELECT status, redirect_to, error FROM pages WHERE url = ?",
+            (odd_site.url("/nowhere"),),
+        ).fetchone()
+        by_rule = run_rules(load_view(conn)).by_rule()
+    finally:
+        conn.close()
+    assert row == (302, None, "redirect: 302 without a Location header")
+    assert {f.url for f in by_rule["redirect-without-location"]} == {odd_site.url("/nowhere")}
+    assert [(f.url, f.detail) for f in by_rule["redirect-to-error"]] == [
+        (odd_site.url("/hop"), odd_site.url("/nowhere") + " (302 without a usable Location)")
+    ]
