@@ -7,6 +7,7 @@ while ``serve`` or ``run`` is answering there.
 from __future__ import annotations
 
 import asyncio
+import math
 from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
@@ -23,7 +24,9 @@ from fairfetch.cli._app import (
     settings_of,
     store_of,
 )
+from fairfetch.errors import InputError
 from fairfetch.store import websub_repo as repo
+from fairfetch.websub.state import STATES
 
 websub_app = typer.Typer(help="WebSub subscriptions (push updates from hubs).",
                          no_args_is_help=True)
@@ -52,6 +55,9 @@ def websub_list(
     as_json: Annotated[bool, typer.Option("--json", help="JSON output")] = False,
 ) -> None:
     """List subscriptions with their hub, state and lease expiry."""
+    # A state the store never holds would list nothing, read as "no subscriptions".
+    if state is not None and state not in STATES:
+        raise InputError(state, "unknown state (" + ", ".join(STATES) + ")")
     store = store_of(ctx)
     try:
         rows = []
@@ -77,15 +83,22 @@ def websub_list(
 @websub_app.command("stats")
 def websub_stats_cmd(
     ctx: typer.Context,
-    hours: Annotated[float, typer.Option(help="Window, in hours")] = 24.0,
+    hours: Annotated[float, typer.Option(help="Window, in hours back from now (> 0)")] = 24.0,
     as_json: Annotated[bool, typer.Option("--json", help="JSON output")] = False,
 ) -> None:
     """Pings received, accepted, rejected (bad signature), ignored (too old), retried."""
     from fairfetch.websub.status import websub_stats
 
+    # A window of 0 or less (a 'since' in the future) counts nothing and reads as "no pings".
+    if not (math.isfinite(hours) and hours > 0):
+        raise InputError("--hours", f"{hours!r}: must be a positive number of hours")
+    try:
+        since = datetime.now(UTC) - timedelta(hours=hours)
+    except OverflowError:
+        raise InputError("--hours", f"{hours!r}: reaches back before the year 1") from None
     store = store_of(ctx)
     try:
-        stats = websub_stats(store, datetime.now(UTC) - timedelta(hours=hours))
+        stats = websub_stats(store, since)
     finally:
         store.close()
     if as_json:
