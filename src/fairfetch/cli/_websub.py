@@ -24,6 +24,7 @@ from fairfetch.cli._app import (
     settings_of,
     store_of,
 )
+from fairfetch.cli._feeds import get_feed
 from fairfetch.errors import InputError
 from fairfetch.store import websub_repo as repo
 from fairfetch.websub.state import STATES
@@ -143,7 +144,9 @@ def websub_renew(
     async def work(service: Any) -> int:
         store = service.store
         failures = 0
-        targets = [store.get_feed(u).id for u in feeds] if feeds else None
+        # Found as every command finds a feed (id, current or given URL, any spelling), and each
+        # feed once: naming it twice must not make two subscriptions (the hub would push twice).
+        targets = list(dict.fromkeys(get_feed(store, u).id for u in feeds)) if feeds else None
         subs = [s for s in repo.list_subscriptions(store)
                 if s.feed_id is not None and s.state not in ("unsubscribing", "unsubscribed")
                 and (targets is None or s.feed_id in targets)]
