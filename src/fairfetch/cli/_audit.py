@@ -146,8 +146,14 @@ def report(
         typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
     table = Table(title=f"Audit of {data['start_url']} — {data['pages']} pages")
-    for col in ("Severity", "Rule", "Count", "Issue", "Example"):
-        table.add_column(col)
+    # A rule id is never cut ('description-too-…' would be two rules) and an example URL is
+    # folded, never cut, so both can be found again; no word of the Issue text is cut either.
+    widest_id = max((len(r["id"]) for r in data["rules"]), default=4)
+    table.add_column("Severity")
+    table.add_column("Rule", no_wrap=True, min_width=widest_id)
+    table.add_column("Count")
+    table.add_column("Issue", overflow="fold")
+    table.add_column("Example", overflow="fold")
     for r in data["rules"]:
         shown = r["findings"][:examples]
         example = "\n".join(f"{f['url']} {f['detail']}".strip() for f in shown)
