@@ -50,6 +50,7 @@ def feed_state(feed: FeedRecord) -> FeedState:
         interval_seconds=feed.interval_seconds,
         redirect_candidate=feed.redirect_candidate,
         redirect_candidate_count=feed.redirect_candidate_count,
+        added_at=feed.added_at,
     )
 
 

@@ -12,6 +12,11 @@ The rules that matter most:
   that backend that must come down (politeness), not the feed's health.
 - Any other failure walks an exponential ladder, weighted by how much the failure says about the
   feed (a DNS failure or a 410 says more than one timeout), with jitter, capped.
+- A robots.txt that answers 5xx (kind ``robots_unreachable``, no good copy standing in) keeps
+  the feed unread, but it is not the feed's failure: the publisher forbade nothing and the feed
+  may be fine. For ``robots_grace`` after the feed's last success (or its addition) it defers
+  the feed to its usual interval, recording why in ``last_error``, and changes nothing else.
+  Past that, a feed unreadable for a month counts like any failure.
 - The 10th consecutive failure, or a 410, makes a feed dead: no ``next_crawl_at``; it is probed
   monthly (the store finds dead feeds by ``last_fetched_at``) and revived by any success.
 """
@@ -52,6 +57,10 @@ class HealthPolicy:
     jitter: float = 0.1
     #: Permanent redirects move the feed after the same target answered this many crawls running.
     redirect_confirmations: int = 2
+    #: How long after the feed's last success (or its addition) a robots.txt answering 5xx
+    #: defers the feed instead of counting against it: RFC 9309's "reasonably long period"
+    #: (its example, 30 days, is also how long a good robots.txt copy stands in).
+    robots_grace: float = 30 * 24 * 3600.0
 
     @classmethod
     def from_settings(cls, settings: Any) -> HealthPolicy:
@@ -75,6 +84,7 @@ FAILURE_WEIGHTS: dict[str, float] = {
     "redirect": 2.0,
     "blocked": 2.0,
     "robots": 2.0,
+    "robots_unreachable": 1.0,  # a 5xx, on robots.txt; counted only past the grace
     "tls": 2.0,
     "dns": 3.0,
     "perimeter": 4.0,
@@ -94,6 +104,7 @@ class FeedState:
     interval_seconds: float | None = None
     redirect_candidate: str | None = None
     redirect_candidate_count: int = 0
+    added_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -190,6 +201,13 @@ def _redirect_changes(state: FeedState, outcome: Outcome, policy: HealthPolicy) 
     return {"redirect_candidate": target, "redirect_candidate_count": count}
 
 
+def _within_robots_grace(state: FeedState, now: datetime, policy: HealthPolicy) -> bool:
+    """Whether the feed was read (or added) recently enough for an unreachable robots.txt to be
+    given the benefit of the doubt; a feed with neither date has none."""
+    since = state.last_success_at or state.added_at
+    return since is not None and (now - since).total_seconds() < policy.robots_grace
+
+
 def decide(state: FeedState, outcome: Outcome, now: datetime, policy: HealthPolicy) -> Decision:
     """The new values of the feed's columns after ``outcome``, per DESIGN.md's table."""
     if outcome.kind == "throttled":
@@ -223,6 +241,20 @@ def decide(state: FeedState, outcome: Outcome, now: datetime, policy: HealthPoli
     detail = outcome.error_detail or (f"HTTP {outcome.http_status}" if outcome.http_status else "")
     count = state.error_count + 1
     last_error = f"{kind}: {detail}" if detail else kind
+    if kind == "robots_unreachable" and _within_robots_grace(state, now, policy):
+        # Not the feed's failure: look again at the feed's own rhythm, say why, touch nothing
+        # else (not last_fetched_at either: we did not read the publisher's feed).
+        interval = max(
+            policy.min_interval,
+            min(policy.max_interval, state.interval_seconds or policy.default_interval),
+        )
+        wait = min(
+            policy.max_interval,
+            max(policy.min_interval, _jittered(interval, state.url, now, policy)),
+        )
+        return Decision(
+            {"last_error": last_error, "next_crawl_at": now + timedelta(seconds=wait)}, "error"
+        )
     changes = {"error_count": count, "last_error": last_error, "last_fetched_at": now}
     if kind == "gone" or count >= policy.dead_after:
         changes.update(status="dead", next_crawl_at=None)

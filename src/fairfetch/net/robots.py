@@ -13,6 +13,11 @@ expect crawlers to share:
   keeps applying instead, as Google keeps its cached copy (RFC 9309 §2.3.1.4 allows both).
   Our choice of a short ``error_ttl`` (30 min, where Google waits 12 h) matches feed
   intervals: a feed is not skipped for half a day over one failed robots fetch.
+  A refusal because robots.txt answered 5xx is of kind ``robots_unreachable``, not ``robots``:
+  the publisher did not forbid anything, its server failed on another URL than the feed, and
+  the health decision must not count it as the feed's failure (see ``crawl/health.py``). A
+  refusal because the origin could not be reached at all keeps the network kind (``dns``,
+  ``connect``, ``timeout``…): the feed lives on that origin, and the outage detector needs it.
 * too many redirects — treated as 4xx (allow), as Google does.
 
 A :class:`RobotsBacking` (the crawler gives one over its store) keeps the answers that stand for
@@ -387,11 +392,11 @@ class RobotsCache:
             )
         # 429, 5xx or unreachable: the site cannot tell us; assume the worst, briefly.
         if status is not None and (status == 429 or status >= 500):
-            kind = "robots"
+            kind = "robots_unreachable"
             why = f"robots.txt answered {status}"
         else:
             # Nothing usable came back (no answer, or a 2xx body cut off by a timeout/reset).
-            kind = result.error_kind or "robots"
+            kind = result.error_kind or "robots_unreachable"
             why = f"robots.txt unreachable ({result.error_kind}: {result.error_detail})"
         if standing and previous is not None and previous.parser is None:
             return RobotsRules(

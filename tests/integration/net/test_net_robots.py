@@ -104,7 +104,8 @@ async def test_server_error_on_robots_disallows_briefly() -> None:
     try:
         async with serve({"/robots.txt": flaky_robots, "/public": page}) as srv:
             r = await f.fetch(srv.url("/public"), check_robots=True)
-            assert r.error_kind == "robots"
+            # Not "robots": nothing was forbidden, the server failed (see crawl/health.py).
+            assert r.error_kind == "robots_unreachable"
             assert "503" in r.error_detail
             assert srv.hits["/public"] == 0
             state["status"] = 200
@@ -115,7 +116,7 @@ async def test_server_error_on_robots_disallows_briefly() -> None:
             state["status"] = 500
             robots.invalidate()
             r3 = await f.fetch(srv.url("/public"), check_robots=True)
-            assert r3.error_kind == "robots"  # invalidated: no copy to fall back on
+            assert r3.error_kind == "robots_unreachable"  # invalidated: no copy to fall back on
     finally:
         await f.aclose()
 

@@ -108,7 +108,7 @@ async def test_passing_states_are_not_saved() -> None:
     backing = MemoryBacking()
     async with serve(server({"status": 503})) as srv:  # type: ignore[arg-type]
         verdicts = await run(RobotsCache(backing=backing), [srv.url("/public")])
-    assert verdicts == ["robots"]  # 5xx, no copy: disallow briefly
+    assert verdicts == ["robots_unreachable"]  # 5xx, no copy: disallow briefly
     assert backing.copies == {}
 
 

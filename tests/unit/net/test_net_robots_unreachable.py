@@ -41,6 +41,30 @@ def _cache() -> RobotsCache:
     return RobotsCache(ttl=100.0, error_ttl=10.0, stale_for=1000.0)
 
 
+@pytest.mark.parametrize("status", [500, 502, 503, 504, 599])
+def test_a_5xx_without_a_good_answer_is_robots_unreachable_not_robots(status: int) -> None:
+    rules = _cache().interpret(ORIGIN, _result(status), 0.0)
+    assert rules.state == "disallow_all"
+    assert rules.error_kind == "robots_unreachable"
+    assert rules.expires_at == 10.0  # briefly: asked again after error_ttl
+    assert str(status) in rules.detail
+
+
+async def test_the_verdict_of_a_5xx_names_robots_unreachable() -> None:
+    cache = _cache()
+    cache._cache[ORIGIN] = cache.interpret(ORIGIN, _result(503), cache._clock())
+    verdict = await cache.check(ORIGIN + "/feed.xml")
+    assert not verdict.allowed
+    assert verdict.kind == "robots_unreachable"
+
+
+async def test_a_disallow_by_the_rules_is_still_robots() -> None:
+    cache = _cache()
+    cache._cache[ORIGIN] = cache.interpret(ORIGIN, _result(200, ROBOTS), cache._clock())
+    verdict = await cache.check(ORIGIN + "/private/feed.xml")
+    assert (verdict.allowed, verdict.kind) == (False, "robots")
+
+
 @pytest.mark.parametrize("status", [404, 410, 403])
 def test_a_4xx_answer_stands_in_for_a_5xx_like_a_copy_of_rules(status: int) -> None:
     cache = _cache()
@@ -50,7 +74,7 @@ def test_a_4xx_answer_stands_in_for_a_5xx_like_a_copy_of_rules(status: int) -> N
     assert during.state == "allow_all"
     assert during.can_fetch(ORIGIN + "/anything", "fairfetch")
     assert during.expires_at == 510.0
-    assert during.error_kind is not None  # never saved: error_kind is set
+    assert during.error_kind == "robots_unreachable"  # never saved: error_kind is set
     # ... and keeps standing in while robots.txt stays down, until stale_for.
     later = cache.interpret(ORIGIN, _result(500), 900.0, during)
     assert later.state == "allow_all"
