@@ -200,7 +200,11 @@ def send_due(
 def outbox(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
-    limit: Annotated[int, typer.Option(help="Newest N rows")] = 200,
+    # A count the store can be asked for: a negative LIMIT is an error on PostgreSQL (all rows
+    # on SQLite), 0 shows an empty outbox, past 64 bits the driver cannot bind it.
+    limit: Annotated[
+        int, typer.Option(min=1, max=2**31 - 1, help="Newest N rows (1 to 2147483647)")
+    ] = 200,
 ) -> None:
     """The outbox: every notification with its status (pending, sent, failed, cancelled)."""
     from fairfetch.store import notify_repo as repo
