@@ -242,9 +242,13 @@ SHEETS: tuple[Sheet, ...] = (
                  "JOIN pages f ON f.id = l.from_id ORDER BY l.from_id, l.seq")),
     Sheet("External Links", ("URL", "Via", "Status", "Final URL", "Error", "Method",
                              "Checked at", "Not checked because", "Linked from (pages)"),
+          # Linking pages counted in one pass over the links: a subquery per external scans
+          # every link when the crawl was interrupted before its links_to index was built
+          # (3,009 externals, 200,505 links: 60 s -> 0.09 s; 0.014 -> 0.02 s with the index).
           _query("SELECT e.url, e.via, e.status, e.final_url, e.error, e.method, e.checked_at, "
-                 "e.not_checked, (SELECT COUNT(DISTINCT from_id) FROM links WHERE to_url = e.url)"
-                 " FROM externals e ORDER BY e.rowid")),
+                 "e.not_checked, COALESCE(c.n, 0) FROM externals e LEFT JOIN (SELECT to_url, "
+                 "COUNT(DISTINCT from_id) AS n FROM links WHERE to_url IN (SELECT url FROM "
+                 "externals) GROUP BY to_url) c ON c.to_url = e.url ORDER BY e.rowid")),
     Sheet("Images", ("URL", "Status", "Size", "Content type", "Pages", "Uses without alt",
                      "Error"),
           _query("SELECT i.url, i.status, i.size, i.content_type, COUNT(pi.page_id), "
