@@ -37,8 +37,14 @@ def crawl(
     ctx: typer.Context,
     url: Annotated[str, typer.Argument(help="Start URL; its host is the site")],
     out: Annotated[Path, typer.Option("--out", help="Crawl file (SQLite) to write")],
-    max_pages: Annotated[int | None, typer.Option("--max-pages", min=1)] = None,
-    max_depth: Annotated[int | None, typer.Option("--max-depth", min=0)] = None,
+    max_pages: Annotated[
+        int | None,
+        typer.Option("--max-pages", min=1, help="Stop after N pages (breadth-first order)"),
+    ] = None,
+    max_depth: Annotated[
+        int | None,
+        typer.Option("--max-depth", min=0, help="Clicks from the start URL, at most"),
+    ] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted crawl")] = False,
     domain: Annotated[
         bool, typer.Option("--domain", help="Whole registrable domain, not just the host")
@@ -48,8 +54,16 @@ def crawl(
         typer.Option("--concurrency", min=1, help="Requests in flight to the site "
                      "(default: per_host_in_flight)"),
     ] = None,
-    max_externals: Annotated[int, typer.Option("--max-externals", min=0)] = 10_000,
-    no_sitemaps: Annotated[bool, typer.Option("--no-sitemaps")] = False,
+    max_externals: Annotated[
+        int,
+        typer.Option("--max-externals", min=0, help="External URLs to status-check, at most "
+                     "(the rest are counted as not checked)"),
+    ] = 10_000,
+    no_sitemaps: Annotated[
+        bool,
+        typer.Option("--no-sitemaps", help="Do not read the sitemaps (no seeds from them; "
+                     "no-sitemap stays silent)"),
+    ] = False,
     parse_process: Annotated[
         bool | None,
         typer.Option(
@@ -57,7 +71,9 @@ def crawl(
             help="Parse and write in a second process (default: when two cores are available)",
         ),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar, no summary")
+    ] = False,
 ) -> None:
     """Crawl one site breadth first into a crawl file (resumable)."""
     from fairfetch.audit.crawler import CrawlOptions, CrawlStats, crawl_site
@@ -134,9 +150,13 @@ def export(
 @audit_app.command("report")
 def report(
     crawl_file: Annotated[Path, typer.Argument(help="Crawl file")],
-    as_json: Annotated[bool, typer.Option("--json")] = False,
-    threshold: Annotated[list[str] | None, typer.Option("--threshold")] = None,
-    examples: Annotated[int, typer.Option("--examples", min=0)] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Every finding, as JSON")] = False,
+    threshold: Annotated[
+        list[str] | None, typer.Option("--threshold", help="name=value (repeatable)")
+    ] = None,
+    examples: Annotated[
+        int, typer.Option("--examples", min=0, help="Example findings shown per rule")
+    ] = 1,
 ) -> None:
     """The findings, worst first."""
     from fairfetch.audit.export import report_data

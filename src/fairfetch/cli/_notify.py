@@ -43,7 +43,9 @@ def subscribe(
     feed_url: Annotated[str, typer.Argument(help="The feed (URL, or id in the directory)")],
     mode: Annotated[str, typer.Option(help="realtime | daily | weekly")] = "realtime",
     hour: Annotated[int, typer.Option(help="Digest hour, reader's local time (0-23)")] = 8,
-    weekday: Annotated[str, typer.Option(help="Weekly digest day: mon … sun")] = "mon",
+    weekday: Annotated[
+        str, typer.Option(help="Weekly digest day: mon … sun (or 0 = Monday … 6)")
+    ] = "mon",
     tz: Annotated[str | None, typer.Option(help="Reader's time zone (IANA name)")] = None,
     only: Annotated[
         str | None, typer.Option("--only", help="Only these categories (comma-separated)")
@@ -160,8 +162,8 @@ def list_(
 @notify_app.command("unsubscribe")
 def unsubscribe(
     ctx: typer.Context,
-    email: Annotated[str, typer.Argument()],
-    feed_url: Annotated[str, typer.Argument()],
+    email: Annotated[str, typer.Argument(help="The reader's email address")],
+    feed_url: Annotated[str, typer.Argument(help="The feed (URL, or id in the directory)")],
 ) -> None:
     """End a reader's subscription to a feed (pending mails for it are cancelled, not sent)."""
     from fairfetch.notify.subscriptions import unsubscribe_email
