@@ -86,3 +86,22 @@ async def test_a_robots_txt_cut_off_mid_body_is_not_taken_as_no_rules() -> None:
     assert rules is not None
     assert rules.state == "disallow_all"
     assert rules.expires_at - rules.fetched_at == f.robots.error_ttl
+
+
+async def test_a_robots_txt_past_the_redirect_cap_is_no_rules() -> None:
+    # §2.3.1.2: past the redirects a crawler follows, it MAY assume robots.txt unavailable
+    # (4xx: everything allowed); a loop is the same.
+    async def loop(request: web.Request) -> web.Response:
+        raise web.HTTPFound("/robots.txt")
+
+    f = make_fetcher(net_settings())
+    try:
+        async with serve({"/robots.txt": loop, "/private/x": page}) as srv:  # type: ignore[arg-type]
+            r = await f.fetch(srv.url("/private/x"), check_robots=True)
+            rules = f.robots.cached(srv.url("/"))
+    finally:
+        await f.aclose()
+    assert r.ok
+    assert rules is not None
+    assert rules.state == "allow_all"
+    assert rules.expires_at - rules.fetched_at == f.robots.ttl
