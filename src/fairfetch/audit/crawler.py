@@ -25,7 +25,7 @@ import zlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Protocol
 
@@ -33,7 +33,7 @@ from lxml import etree
 from protego import Protego
 
 from fairfetch.audit.crawlfile import CrawlFile
-from fairfetch.audit.pacing import Pacer
+from fairfetch.audit.pacing import Pacer, throttle_wait
 from fairfetch.audit.pagerows import Built, Fetched
 from fairfetch.audit.probe import ProbeQueue
 from fairfetch.audit.sink import InProcessSink, ProcessSink, Sink
@@ -95,6 +95,12 @@ class CrawlStats:
     links_skipped: dict[str, int] = field(default_factory=dict)
     rows: int = 0  # pages + links + page_images + page_resources written
     cut_short: str = ""
+    #: While the site has every worker waiting (a throttle's Retry-After): what, how long,
+    #: until when, and what follows; "" otherwise. For the progress line: a wait of minutes
+    #: with nothing moving looks like a hang.
+    waiting: str = ""
+    #: Throttles that paused the crawl (each page at most four: three retries, then recorded).
+    throttle_waits: int = 0
 
 
 def _now() -> str:
@@ -349,15 +355,43 @@ class _Crawl:
             # _site_turn spelled out: a generator-based context manager per page is measurable.
             async with self.site_slots:
                 await self.pacer.wait()
+                if self.stats.waiting:
+                    self._wait_over()
                 result = await self.fetcher.fetch(
                     url, follow_redirects=False, check_robots=self.settings.obey_robots
                 )
-            if not result.throttled or attempt == 3:
+            if not result.throttled:
                 break
-            # A throttle is an instruction about the whole site: every worker waits, then this
-            # page is asked again (three times at most; then its 429/503 is recorded).
-            self.pacer.pause(result.retry_after or 1.0)
+            # A throttle is an instruction about the whole site: every worker waits (after the
+            # last retry too), then this page is asked again (three times at most; then its
+            # 429/503 is recorded).
+            self._throttled(url, result, attempt + 1)
+            if attempt == 3:
+                break
         await self._store_page(page_id, url, result)
+
+    def _throttled(self, url: str, result: FetchResult, retry: int) -> None:
+        after = result.headers.get("retry-after")
+        now = datetime.now(UTC)
+        seconds = throttle_wait(after, now)
+        self.pacer.pause(seconds)
+        until = (now + timedelta(seconds=seconds)).strftime("%Y-%m-%d %H:%M:%S")
+        then = (
+            f"then asking again ({retry}/3)" if retry <= 3
+            else "not asking again: recorded as throttled"
+        )
+        asked = f"Retry-After {after}" if after is not None else "no Retry-After"
+        self.stats.throttle_waits += 1
+        self.stats.waiting = (
+            f"site throttled {url} ({result.status}, {asked}): waiting {seconds:.0f} s "
+            f"until {until} UTC, {then}"
+        )
+        self._report()
+
+    def _wait_over(self) -> None:
+        if self.pacer.clock() >= self.pacer.paused_until:
+            self.stats.waiting = ""
+            self._report()
 
     async def _store_page(self, page_id: int, url: str, result: FetchResult) -> None:
         fetched = Fetched(
@@ -503,6 +537,7 @@ class _Crawl:
                 not_checked=self.stats.not_checked,
                 links_skipped=self.stats.links_skipped,
             )
+            self.stats.waiting = ""  # nothing is waiting any more
             self._report()
             return self.stats
         finally:

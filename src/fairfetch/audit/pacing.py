@@ -10,8 +10,28 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 
-__all__ = ["Pacer"]
+from fairfetch.net.retry_after import MAX_RETRY_AFTER, retry_after_seconds
+
+__all__ = ["DEFAULT_THROTTLE_WAIT", "Pacer", "throttle_wait"]
+
+#: The wait after a throttle that names no time (or none we can read): a minute. Not the half
+#: hour a feed gets (its next crawl is hours away anyway): an audit has someone waiting for it,
+#: and each throttled page is asked again up to three times.
+DEFAULT_THROTTLE_WAIT = 60.0
+
+
+def throttle_wait(retry_after: str | None, now: datetime) -> float:
+    """Seconds to pause the audited site after a 429 / 503 + Retry-After: what it asked.
+
+    Not the feed crawler's clamp (at least 60 s): a site asking for 2 s would cost a minute
+    per retry. Still at most a day, as for feeds.
+    """
+    seconds = retry_after_seconds(retry_after, now)
+    if seconds is None:
+        return DEFAULT_THROTTLE_WAIT
+    return min(MAX_RETRY_AFTER, seconds)
 
 
 class Pacer:

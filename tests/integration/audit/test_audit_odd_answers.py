@@ -97,3 +97,65 @@ async def test_audit_redirect_without_location_crawled(odd_site: OddSite, tmp_pa
     assert [(f.url, f.detail) for f in by_rule["redirect-to-error"]] == [
         (odd_site.url("/hop"), odd_site.url("/nowhere") + " (302 without a usable Location)")
     ]
+
+
+async def test_audit_throttle_wait_shows_in_progress(odd_site: OddSite, tmp_path: Path) -> None:
+    """Each wait the site asks for is on the progress (what, how long, until when, which
+    retry), cleared once over; the page is fetched again and stored with its final answer."""
+    odd_site.busy_left = 2
+    snapshots: list[str] = []
+
+    def progress(s: CrawlStats) -> None:
+        if not snapshots or snapshots[-1] != s.waiting:
+            snapshots.append(s.waiting)
+
+    out = tmp_path / "busy.db"
+    stats = await _crawl(odd_site, out, progress=progress)
+    busy = odd_site.url("/busy")
+    waits = [w for w in snapshots if w]
+    assert len(waits) == 2, snapshots
+    for n, w in enumerate(waits, 1):
+        assert w.startswith(f"site throttled {busy} (429, Retry-After 0): waiting 0 s until ")
+        assert w.endswith(f" UTC, then asking again ({n}/3)")
+    # Every wait was over before the crawl went on; the last report has none.
+    assert snapshots[-1] == ""
+    assert snapshots.index(waits[1]) > snapshots.index(waits[0]) + 1
+    assert stats.waiting == ""
+    assert stats.throttle_waits == 2
+    assert odd_site.seen.count("/busy") == 3
+    conn = sqlite3.connect(out)
+    try:
+        row = conn.execute("SELECT status, error FROM pages WHERE url = ?", (busy,)).fetchone()
+    finally:
+        conn.close()
+    assert row == (200, None)
+
+
+async def test_audit_last_throttle_is_honoured_too(odd_site: OddSite, tmp_path: Path) -> None:
+    """A page still throttled after three retries is stored as throttled, and the site's last
+    Retry-After binds the rest of the crawl as the first three did (it was dropped: the next
+    pages were asked at once)."""
+    odd_site.busy_left = 10
+    waits: list[str] = []
+
+    def progress(s: CrawlStats) -> None:
+        if s.waiting and (not waits or waits[-1] != s.waiting):
+            waits.append(s.waiting)
+
+    out = tmp_path / "busy.db"
+    stats = await _crawl(odd_site, out, progress=progress)
+    assert odd_site.seen.count("/busy") == 4
+    assert stats.throttle_waits == 4
+    assert stats.waiting == ""
+    assert [w.rsplit(", ", 1)[1] for w in waits] == [
+        "then asking again (1/3)", "then asking again (2/3)", "then asking again (3/3)",
+        "not asking again: recorded as throttled",
+    ]
+    conn = sqlite3.connect(out)
+    try:
+        row = conn.execute(
+            "SELECT status, error FROM pages WHERE url = ?", (odd_site.url("/busy"),)
+        ).fetchone()
+    finally:
+        conn.close()
+    assert row == (429, "throttled: 429 (Retry-After 0)")

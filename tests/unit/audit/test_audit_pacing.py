@@ -46,3 +46,24 @@ async def test_audit_pacer_wait_sleeps_what_reserve_says() -> None:
     await p.wait()
     await p.wait()
     assert slept == [1.5]
+
+
+def test_audit_throttle_wait_is_what_the_site_asked() -> None:
+    """An audit waits what the site asked (the feed crawler's 60 s floor made a site saying
+    "Retry-After: 2" cost a minute per retry, three per page); a site that names no time gets
+    a minute, not a feed's half hour; a day at most."""
+    from datetime import UTC, datetime, timedelta
+    from email.utils import format_datetime
+
+    from fairfetch.audit.pacing import DEFAULT_THROTTLE_WAIT, throttle_wait
+
+    now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    assert throttle_wait("2", now) == 2.0
+    assert throttle_wait("0", now) == 0.0
+    assert throttle_wait(" 120 ", now) == 120.0
+    assert throttle_wait(format_datetime(now + timedelta(seconds=30), usegmt=True), now) == 30.0
+    assert throttle_wait(format_datetime(now - timedelta(hours=1), usegmt=True), now) == 0.0
+    assert throttle_wait("9" * 40, now) == 24 * 3600.0
+    assert DEFAULT_THROTTLE_WAIT == 60.0
+    for unreadable in (None, "", "soon", "-5", "1.5"):
+        assert throttle_wait(unreadable, now) == DEFAULT_THROTTLE_WAIT, unreadable
