@@ -212,6 +212,11 @@ class _Crawl:
                 # The audited site's robots.txt binds its assets as it binds its pages.
                 async with self._site_turn():
                     result = await self._head_or_get(url, self.settings.obey_robots)
+                if result[0].throttled:
+                    # The site's instruction, whatever URL it came on: pages wait too.
+                    self._throttled(
+                        url, result[0], "status check counted as not checked (throttled)"
+                    )
             else:
                 result = await self._head_or_get(url)
             await self._record_probe(url, result)
@@ -365,21 +370,22 @@ class _Crawl:
             # A throttle is an instruction about the whole site: every worker waits (after the
             # last retry too), then this page is asked again (three times at most; then its
             # 429/503 is recorded).
-            self._throttled(url, result, attempt + 1)
+            self._throttled(
+                url, result,
+                f"then asking again ({attempt + 1}/3)" if attempt < 3
+                else "not asking again: recorded as throttled",
+            )  # fmt: skip
             if attempt == 3:
                 break
         await self._store_page(page_id, url, result)
 
-    def _throttled(self, url: str, result: FetchResult, retry: int) -> None:
+    def _throttled(self, url: str, result: FetchResult, then: str) -> None:
+        """The site throttled us: pause every request to it, and say so while it lasts."""
         after = result.headers.get("retry-after")
         now = datetime.now(UTC)
         seconds = throttle_wait(after, now)
         self.pacer.pause(seconds)
         until = (now + timedelta(seconds=seconds)).strftime("%Y-%m-%d %H:%M:%S")
-        then = (
-            f"then asking again ({retry}/3)" if retry <= 3
-            else "not asking again: recorded as throttled"
-        )
         asked = f"Retry-After {after}" if after is not None else "no Retry-After"
         self.stats.throttle_waits += 1
         self.stats.waiting = (

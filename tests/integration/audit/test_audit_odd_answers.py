@@ -23,6 +23,11 @@ HOME = (
     '<a href="/busy">busy</a></body></html>'
 )
 
+ASSETS = (
+    "<!doctype html><html lang=en><head><title>Assets of the odd audit site</title></head>"
+    '<body><img src="/busy.png" alt="busy"></body></html>'
+)
+
 
 @dataclass
 class OddSite:
@@ -47,6 +52,10 @@ async def odd_site() -> AsyncIterator[OddSite]:
             return web.Response(status=302)  # no Location header
         if request.path == "/hop":
             raise web.HTTPMovedPermanently("/nowhere")
+        if request.path == "/assets":
+            return web.Response(text=ASSETS, content_type="text/html")
+        if request.path == "/busy.png":
+            return web.Response(status=429, headers={"Retry-After": "0"})
         if request.path == "/busy":
             if odd.busy_left > 0:
                 odd.busy_left -= 1
@@ -72,10 +81,10 @@ async def odd_site() -> AsyncIterator[OddSite]:
         await runner.cleanup()
 
 
-async def _crawl(odd: OddSite, out: Path, **kw: object) -> CrawlStats:
+async def _crawl(odd: OddSite, out: Path, path: str = "/", **kw: object) -> CrawlStats:
     settings = Settings(allow_networks=("127.0.0.1/32",), resolve=("*.test:127.0.0.1",))
     return await crawl_site(
-        odd.url(), out, settings, CrawlOptions(parse_process=False, use_sitemaps=False),
+        odd.url(path), out, settings, CrawlOptions(parse_process=False, use_sitemaps=False),
         **kw,  # type: ignore[arg-type]
     )
 
@@ -159,3 +168,21 @@ async def test_audit_last_throttle_is_honoured_too(odd_site: OddSite, tmp_path: 
     finally:
         conn.close()
     assert row == (429, "throttled: 429 (Retry-After 0)")
+
+
+async def test_audit_throttled_asset_pauses_the_site(odd_site: OddSite, tmp_path: Path) -> None:
+    """A 429 on one of the site's own assets is the site's instruction too: the crawl pauses
+    (and says so) as for a page; the asset is counted as not checked, never broken."""
+    waits: list[str] = []
+
+    def progress(s: CrawlStats) -> None:
+        if s.waiting and (not waits or waits[-1] != s.waiting):
+            waits.append(s.waiting)
+
+    stats = await _crawl(odd_site, tmp_path / "assets.db", path="/assets", progress=progress)
+    png = odd_site.url("/busy.png")
+    assert stats.throttle_waits == 1
+    assert len(waits) == 1
+    assert waits[0].startswith(f"site throttled {png} (429, Retry-After 0): waiting 0 s until ")
+    assert waits[0].endswith(" UTC, status check counted as not checked (throttled)")
+    assert stats.not_checked == {"throttled": 1}
