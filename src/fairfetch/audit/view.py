@@ -282,13 +282,25 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
     redirects = []
     for r in conn.execute(
         "SELECT r.from_url, r.status, r.to_url, r.to_internal, r.to_status, r.final_url, "
-        "r.final_status, r.chain, r.loop, e.error FROM redirects r LEFT JOIN externals e "
+        "r.final_status, r.chain, r.loop, e.error, "
+        f"(SELECT NOT {_JUDGED} FROM pages WHERE url = r.final_url) "
+        "FROM redirects r LEFT JOIN externals e "
         "ON e.url = r.to_url AND e.not_checked IS NULL ORDER BY r.rowid"
     ):
         chain = _loads_list(r[7])
         hops = max(1, len([c for c in chain if c.get("status") and 300 <= c["status"] < 400]))
+        to_status, final_status = r[4], r[6]
+        if r[10]:
+            # The chain ends on a page the site kept throttling: its 429/503 is no verdict
+            # (a throttled page answers no redirect, so it can only be the last hop).
+            final_status = None
+            if r[2] == r[5]:
+                to_status = None
         redirects.append(
-            RedirectRow(r[0], r[1], r[2], bool(r[3]), r[4], r[5], r[6], hops, bool(r[8]), r[9])
+            RedirectRow(
+                r[0], r[1], r[2], bool(r[3]), to_status, r[5], final_status, hops, bool(r[8]),
+                r[9],
+            )
         )
     sources: dict[str, list[str]] = {}
     counts: dict[str, int] = {}

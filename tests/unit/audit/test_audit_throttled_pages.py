@@ -72,3 +72,37 @@ def test_audit_throttled_pages_in_the_export(tmp_path: Path) -> None:
     assert [r[1] for r in rows("broken_links.csv")] == [S + "/gone"]
     assert ["Pages throttled by the site, not judged", "2"] in rows("overview.csv")
     assert "throttled" in rows("orphans.csv")[0][1]
+
+
+def test_audit_redirect_to_a_throttled_page_is_not_judged(tmp_path: Path) -> None:
+    """A redirect whose destination the site kept throttling lands on no verdict either: it
+    was 'Redirect to a 4xx/5xx destination (429)'."""
+    cf = CrawlFile(tmp_path / "r.db")
+    try:
+        builder = PageRowBuilder(Scope(S + "/"), {}, {})
+        body = (
+            b"<!doctype html><html lang=en><head><title>Home</title></head><body>"
+            b'<a href="/go">go</a><a href="/go-gone">gone</a></body></html>'
+        )
+        fetched = [
+            Fetched(S + "/", 200, None, "", {"content-type": "text/html"}, body, len(body), 0.01),
+            Fetched(S + "/go", 301, None, "", {"location": "/busy"}, b"", 0, 0.01),
+            Fetched(S + "/go-gone", 301, None, "", {"location": "/gone"}, b"", 0, 0.01),
+            Fetched(S + "/busy", 429, None, "", {"retry-after": "120"}, b"", 0, 0.01),
+            Fetched(S + "/gone", 404, None, "", {}, b"", 0, 0.01),
+        ]
+        ops: list[tuple[str, object]] = [
+            ("queue", (i, f.url, min(i - 1, 1), min(i - 1, 1), "link"))
+            for i, f in enumerate(fetched, 1)
+        ]
+        for i, f in enumerate(fetched, 1):
+            ops.extend(builder.build(i, f).ops)
+        cf.write_batch(ops)
+        cf.finalize()
+        cf.set_meta(start_url=S + "/", finished_at="2026-11-30T00:00:00+00:00", cut_short="")
+        site = load_view(cf.conn)
+    finally:
+        cf.close()
+    found = {(f.rule_id, f.url) for f in run_rules(site).findings}
+    assert ("redirect-to-error", S + "/go-gone") in found
+    assert ("redirect-to-error", S + "/go") not in found
