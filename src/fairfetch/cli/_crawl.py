@@ -12,6 +12,7 @@ from rich.table import Table
 
 from fairfetch.cli._app import app, console, globals_of, print_json, settings_of, store_of
 from fairfetch.crawl import Crawler, CrawlSummary, FeedResult, utcnow
+from fairfetch.errors import InputError
 from fairfetch.gctune import tune_for_crawling
 
 
@@ -66,10 +67,18 @@ def crawl(
     once: Annotated[
         bool, typer.Option("--once", help="Crawl what is due now, then exit 0")
     ] = False,
-    max_feeds: Annotated[int | None, typer.Option("--max", help="At most N feeds", min=1)] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
+    max_feeds: Annotated[
+        int | None, typer.Option("--max", help="With --once: at most N feeds", min=1)
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="With --once: print the summary as JSON")
+    ] = False,
 ) -> None:
     """Crawl due feeds. Failed feeds are data, not an exit code."""
+    # Both describe one pass: without --once they would be ignored while the crawl runs for ever.
+    for given, name in ((max_feeds is not None, "--max"), (as_json, "--json")):
+        if given and not once:
+            raise InputError(name, "only with --once (one pass); without it crawl runs for ever")
     settings = settings_of(ctx)
     store = store_of(ctx)
     crawler = Crawler(store, settings)
