@@ -222,12 +222,13 @@ def world(
         _cli(env, db_url, "feeds", "add", *urls)
         engine = sa.create_engine(db_url)
         try:
-            ids = [
-                int(engine.connect().execute(
-                    sa.text("SELECT id FROM feeds WHERE url = :u"), {"u": u}
-                ).scalar_one())
-                for u in urls
-            ]
+            with engine.connect() as conn:
+                ids = [
+                    int(conn.execute(
+                        sa.text("SELECT id FROM feeds WHERE url = :u"), {"u": u}
+                    ).scalar_one())
+                    for u in urls
+                ]
             yield World(tb, handler, env, db_url, engine, ids)
         finally:
             engine.dispose()
@@ -411,7 +412,7 @@ def _check_end(w: World, backlog: int, confirmations: int, in_flight: list[str])
         due = issues[0].due_at if isinstance(issues[0].due_at, datetime) else (
             datetime.fromisoformat(str(issues[0].due_at)))
         report = asyncio.run(send_due(
-            store, Settings(smtp_url=w.env["FAIRFETCH_SMTP_URL"], notify_rate=0),
+            store, _settings(w),
             now=due.replace(tzinfo=due.tzinfo or UTC) + timedelta(seconds=1),
         ))
     finally:
@@ -435,3 +436,89 @@ def _check_end(w: World, backlog: int, confirmations: int, in_flight: list[str])
     # and on PostgreSQL no outbox claim outlived its process
     if w.engine.dialect.name == "postgresql":
         assert w.scalar("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'") == 0
+
+
+_SENDER = """
+import asyncio, sys
+from datetime import datetime
+from fairfetch.config import load_settings
+from fairfetch.notify.service import send_due
+from fairfetch.store import open_store
+settings = load_settings(db=sys.argv[1])
+store = open_store(sys.argv[1])
+report = asyncio.run(send_due(store, settings, now=datetime.fromisoformat(sys.argv[2])))
+print(report.as_dict())
+"""
+
+
+def _settings(w: World) -> Settings:
+    """The settings of the run processes, for a sender in this process."""
+    return Settings(smtp_url=w.env["FAIRFETCH_SMTP_URL"],
+                    public_url=w.env["FAIRFETCH_PUBLIC_URL"], notify_rate=0)
+
+
+def _due_digests(w: World) -> list[datetime]:
+    out = []
+    for r in w.q("SELECT due_at FROM notify_outbox WHERE kind = 'digest' AND status = 'pending' "
+                 "ORDER BY due_at"):
+        due = r.due_at if isinstance(r.due_at, datetime) else datetime.fromisoformat(str(r.due_at))
+        out.append(due.replace(tzinfo=due.tzinfo or UTC))
+    return out
+
+
+def test_digest_sender_killed_with_the_issue_on_the_wire_loses_no_late_item(world: World) -> None:
+    """A crawl adds an item while the digest is on the wire, then the sender dies before its
+    mark: the copy sent again carries the same Message-ID, so it must be the same message (a
+    reader's client shows one of the two); the late item goes to the next issue, as when the
+    sender lives."""
+    w = world
+    g0 = w.feed_ids[0]
+    run = Run(w.env, w.db)
+    _subscribe(w, run, "dg@example.org", g0, mode="daily", hour="7")
+    run.stop()
+    confirmations = len(w.sink.received)
+    feed_url = w.testbed.url("growing0.test", "/feed.xml")
+
+    w.testbed.clock.advance(PERIOD)
+    _cli(w.env, w.db, "feeds", "refresh", feed_url)
+    (due,) = _due_digests(w)
+    w.sink.hold_at = confirmations
+    sender = subprocess.Popen(
+        [sys.executable, "-c", _SENDER, w.db, (due + timedelta(seconds=1)).isoformat()],
+        env=w.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        w.sink.wait_for("the digest", lambda r: len(r) > confirmations)
+        # the issue is on the wire: a crawl finds one more item meanwhile
+        w.testbed.clock.advance(PERIOD)
+        _cli(w.env, w.db, "feeds", "refresh", feed_url)
+    finally:
+        sender.send_signal(signal.SIGKILL)
+        sender.communicate(timeout=DEADLINE)
+        w.sink.release.set()
+    w.sink.hold_at = None
+
+    # restarted senders deliver every issue, each when due
+    store = open_store(w.db)
+    try:
+        while (pending := _due_digests(w)):
+            report = asyncio.run(send_due(
+                store, _settings(w),
+                now=pending[0] + timedelta(seconds=1),
+            ))
+            assert report.sent >= 1, report
+    finally:
+        store.close()
+
+    mails = w.sink.received[confirmations:]
+    first: dict[str, Received] = {}
+    for m in mails:
+        shown = first.setdefault(m.message_id, m)
+        # a copy under the same Message-ID is the same message, or the reader never sees it
+        assert m.text == shown.text, (m.message_id, shown.text, m.text)
+    titles = [
+        r.title for r in w.q(
+            "SELECT title FROM entries WHERE feed_id = :f ORDER BY id DESC LIMIT 2", f=g0)
+    ]
+    for title in titles:
+        assert sum(m.text.count(title) for m in first.values()) == 1, (title, list(first))

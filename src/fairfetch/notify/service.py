@@ -188,6 +188,9 @@ async def _deliver_claimed(
 ) -> bool:
     if row["reader_id"] in report.flagged_readers:
         row = {**row, "flagged_at": now}
+    if row["kind"] == "digest" and row["flagged_at"] is None:
+        # closed before it is rendered: what is rendered now is what any resend will hold
+        repo.close_issue(store, row["id"])
     prep = _prepare(store, settings, row, now, contexts)
     if prep.msg is None:
         repo.cancel(store, row["id"], prep.cancel_reason or "cancelled",

@@ -426,6 +426,22 @@ def mark_sent(
                 )
 
 
+def close_issue(store: SqlStore, outbox_id: int) -> None:
+    """A digest issue goes on the wire: from now on it takes no more items (they go to the next
+    issue), so every copy of it, sent again after a crash, is the same message. Committed
+    before the issue is rendered."""
+    with store.engine.begin() as conn:
+        conn.execute(
+            notify_outbox.update()
+            .where(
+                notify_outbox.c.id == outbox_id,
+                notify_outbox.c.status == "pending",
+                notify_outbox.c.subject.is_(None),
+            )
+            .values(subject="")
+        )
+
+
 def mark_temporary(
     store: SqlStore, outbox_id: int, now: datetime, error: str, retry_at: datetime
 ) -> None:

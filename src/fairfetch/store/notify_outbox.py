@@ -196,15 +196,31 @@ def enqueue_new_entries(
     return _enqueue_realtime(conn, realtime, now) + _enqueue_digest(conn, digest, now)
 
 
-def _existing_keys(conn: sa.Connection, keys: Sequence[str]) -> dict[str, tuple[int, str]]:
-    found: dict[str, tuple[int, str]] = {}
+def issue_is_open(status: str, subject: str | None) -> bool:
+    """A digest issue takes items until it first goes on the wire.
+
+    The sender closes it (sets its subject, empty until the server accepts the mail) before it
+    renders it: a copy sent again after a crash between the server's acceptance and our mark
+    carries the same Message-ID, so it must be the same message; an item added in between
+    would be in the copy a reader's client drops as a duplicate, and lost.
+    """
+    return status == "pending" and subject is None
+
+
+def _existing_keys(
+    conn: sa.Connection, keys: Sequence[str]
+) -> dict[str, tuple[int, str, str | None]]:
+    found: dict[str, tuple[int, str, str | None]] = {}
     for i in range(0, len(keys), _CHUNK):
         for r in conn.execute(
-            sa.select(notify_outbox.c.dedupe_key, notify_outbox.c.id, notify_outbox.c.status).where(
-                notify_outbox.c.dedupe_key.in_(keys[i : i + _CHUNK])
-            )
+            sa.select(
+                notify_outbox.c.dedupe_key,
+                notify_outbox.c.id,
+                notify_outbox.c.status,
+                notify_outbox.c.subject,
+            ).where(notify_outbox.c.dedupe_key.in_(keys[i : i + _CHUNK]))
         ):
-            found[r.dedupe_key] = (int(r.id), str(r.status))
+            found[r.dedupe_key] = (int(r.id), str(r.status), r.subject)
     return found
 
 
@@ -287,9 +303,11 @@ def _enqueue_digest(
         have.update(_existing_keys(conn, [r["dedupe_key"] for r in new_rows]))
     issue_of: dict[int, int] = {}
     for sub, _wanted in subs:
-        oid, status = have[sub_key[sub["id"]]]
+        oid, status, subject = have[sub_key[sub["id"]]]
         # an issue already sent (or on the wire) is never added to: the next open one is
-        issue_of[sub["id"]] = oid if status == "pending" else open_issue(conn, sub, now)
+        issue_of[sub["id"]] = (
+            oid if issue_is_open(status, subject) else open_issue(conn, sub, now)
+        )
     sub_ids = sorted(issue_of)
     entry_set = sorted({e["id"] for _sub, wanted in subs for e in wanted})
     present: set[tuple[int, int]] = set()
@@ -318,9 +336,10 @@ def _enqueue_digest(
 
 
 def open_issue(conn: sa.Connection, sub: dict[str, Any], now: datetime) -> int:
-    """The outbox row of the next issue of this subscription's digest still pending.
+    """The outbox row of the next issue of this subscription's digest still open.
 
-    An issue already sent (or being closed) is never added to: the entry goes to the next one.
+    An issue already sent (or on the wire, see :func:`issue_is_open`) is never added to: the
+    entry goes to the next one.
     """
     label = schedule_label(sub["mode"], sub["hour"], sub["weekday"])
     after = now
@@ -328,7 +347,7 @@ def open_issue(conn: sa.Connection, sub: dict[str, Any], now: datetime) -> int:
         issue = next_issue(after, sub["mode"], sub["hour"], sub["weekday"], sub["tz"])
         key = f"digest:{sub['reader_id']}:{label}:{issue.strftime('%Y-%m-%dT%H:%MZ')}"
         row = conn.execute(
-            sa.select(notify_outbox.c.id, notify_outbox.c.status).where(
+            sa.select(notify_outbox.c.id, notify_outbox.c.status, notify_outbox.c.subject).where(
                 notify_outbox.c.dedupe_key == key
             )
         ).first()
@@ -342,7 +361,7 @@ def open_issue(conn: sa.Connection, sub: dict[str, Any], now: datetime) -> int:
                 due_at=issue,
                 schedule=label,
             )
-        if row.status == "pending":
+        if issue_is_open(row.status, row.subject):
             return int(row.id)
         after = issue
     raise AssertionError("no open digest issue within 1000 issues")
