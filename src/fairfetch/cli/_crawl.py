@@ -10,7 +10,16 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from fairfetch.cli._app import app, console, globals_of, print_json, settings_of, store_of
+from fairfetch.cli._app import (
+    _shown_url,
+    app,
+    console,
+    globals_of,
+    open_store_at,
+    print_json,
+    settings_of,
+    store_of,
+)
 from fairfetch.crawl import Crawler, CrawlSummary, FeedResult, utcnow
 from fairfetch.errors import InputError
 from fairfetch.gctune import tune_for_crawling
@@ -168,6 +177,23 @@ async def _refresh(env: Any, urls: list[str]) -> CrawlSummary:
         return await crawler.refresh(urls)
 
 
+def _refuse_a_used_database(db: str) -> None:
+    """The demo adds testbed feeds and subscribes its demo readers to every feed in its
+    database: given one that holds a directory, it would mix into it (and a later ``run`` with
+    a real mail server would mail the demo readers about the user's feeds)."""
+    store = open_store_at(db)
+    try:
+        used = next(iter(store.iter_feeds()), None) is not None
+    finally:
+        store.close()
+    if used:
+        raise InputError(
+            _shown_url(db),
+            "the demo needs a fresh database and this one holds feeds (name a new file, or "
+            "omit --db: fairfetch-demo.db is made afresh)",
+        )
+
+
 @app.command("demo")
 def demo(
     ctx: typer.Context,
@@ -179,6 +205,8 @@ def demo(
     from fairfetch.demo import demo_environment
 
     db = globals_of(ctx).db
+    if db is not None:
+        _refuse_a_used_database(db)
     with demo_environment(db, feeds=feeds, port=port) as env:
         console.print(
             f"[bold]fairfetch demo[/bold]: simulated web on 127.0.0.1:{env.testbed.base_port}, "
