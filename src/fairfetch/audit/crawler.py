@@ -245,7 +245,7 @@ class _Crawl:
         now = _now()
         not_checked = None
         error = f"{result.error_kind}: {result.error_detail}" if result.error_kind else None
-        if result.error_kind in ("perimeter", "robots"):
+        if result.error_kind in ("perimeter", "robots", "robots_unreachable"):
             not_checked = result.error_kind
             self._count_not_checked(result.error_kind)
         elif result.throttled:

@@ -29,6 +29,7 @@ BUSY = "busy-elsewhere.test"
 LOOPS = "loops-elsewhere.test"
 DEAD = "dead-elsewhere.test"
 NOHEAD = "nohead-elsewhere.test"
+ROBOTS_DOWN = "static." + SITE  # in the site's scope with --domain; its robots.txt fails
 
 
 def _page(port: int) -> str:
@@ -62,6 +63,12 @@ ASSETS_PAGE = (
 )
 
 
+ROBOTS_DOWN_PAGE = (
+    "<!doctype html><html lang=en><head><title>Robots down</title></head><body>"
+    '<img src="http://{host}:{port}/logo.png" alt="logo"></body></html>'
+)
+
+
 @dataclass
 class MiniWeb:
     port: int
@@ -82,6 +89,10 @@ async def mini_web() -> AsyncIterator[MiniWeb]:
         seen.append((request.method, host, request.path))
         if host == BUSY:
             return web.Response(status=429, headers={"Retry-After": "3600"})
+        if host == ROBOTS_DOWN:
+            if request.path == "/robots.txt":
+                return web.Response(status=503)  # no Retry-After: an error, not a throttle
+            return web.Response(text="fine")
         if host == NOHEAD:
             return web.Response(status=501 if request.method == "HEAD" else 200)
         if host == LOOPS:
@@ -100,6 +111,9 @@ async def mini_web() -> AsyncIterator[MiniWeb]:
                 return web.Response(text=ASSETS_PAGE, content_type="text/html")
             if request.path in ("/public/ok.png", "/public/app.js"):
                 return web.Response(body=b"x", content_type="application/octet-stream")
+            if request.path == "/robots-down":
+                page = ROBOTS_DOWN_PAGE.format(host=ROBOTS_DOWN, port=web_.port)
+                return web.Response(text=page, content_type="text/html")
             if request.path == "/v6":
                 return web.Response(text=V6_PAGE.format(port=web_.port), content_type="text/html")
             if request.path == "/go/busy":
@@ -266,3 +280,26 @@ async def test_audit_start_url_redirecting_off_the_site_is_an_error(
     stats = await crawl_site(start, out, settings, CrawlOptions(
         parse_process=False, use_sitemaps=False, registrable_domain=True))
     assert stats.pages_done == 3  # /moved, www's /, www's /a
+
+
+async def test_audit_asset_behind_a_failing_robots_txt_is_not_checked_never_broken(
+    mini_web: MiniWeb, tmp_path: Path
+) -> None:
+    """An in-scope host whose robots.txt answers 5xx may not be asked (RFC 9309: assume
+    complete disallow): its image is counted as not checked with that reason (the fetch
+    engine's kind ``robots_unreachable``), never reported broken."""
+    out = tmp_path / "robots-down.db"
+    settings = Settings(allow_networks=("127.0.0.1/32",), resolve=("*.test:127.0.0.1",))
+    stats = await crawl_site(
+        mini_web.url(SITE, "/robots-down"), out, settings,
+        CrawlOptions(parse_process=False, use_sitemaps=False, registrable_domain=True),
+    )
+    assert ("GET", ROBOTS_DOWN, "/robots.txt") in mini_web.seen
+    assert not [s for s in mini_web.seen if s[1] == ROBOTS_DOWN and s[2] == "/logo.png"]
+    db = sqlite3.connect(out)
+    [(status, error)] = db.execute("SELECT status, error FROM images").fetchall()
+    assert status is None
+    assert (error or "").startswith("robots_unreachable")
+    assert stats.not_checked == {"robots_unreachable": 1}
+    run = run_rules(load_view(db))
+    assert not [f for f in run.findings if f.rule_id.startswith("broken-")]

@@ -11,8 +11,9 @@ Out = Iterator[tuple[str, str] | str]
 
 
 #: Errors that say the asset was not checked (the perimeter refused it, its server throttled
-#: us, the site's robots.txt disallows it): counted as not checked, not a verdict on the asset.
-NOT_CHECKED_ERRORS = ("perimeter:", "throttled:", "robots:")
+#: us, the site's robots.txt disallows it or cannot be read): counted as not checked, not a
+#: verdict on the asset.
+NOT_CHECKED_ERRORS = ("perimeter:", "throttled:", "robots:", "robots_unreachable:")
 
 
 def _broken(r: ResourceRow) -> bool:
