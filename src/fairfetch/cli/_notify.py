@@ -141,6 +141,7 @@ def list_(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Every subscription with its reader, feed, mode, filter and status."""
+    from fairfetch.notify.schedule import WEEKDAYS
     from fairfetch.store import notify_repo as repo
 
     rows = [_sub_json(s) for s in repo.list_subscriptions(store_of(ctx))]
@@ -154,6 +155,8 @@ def list_(
         flt = ("only " + ",".join(r["only"])) if r["only"] else ""
         flt += ("all but " + ",".join(r["except"])) if r["except"] else ""
         mode = r["mode"] if r["mode"] == "realtime" else f"{r['mode']} {r['hour']:02d}h {r['tz']}"
+        if r["mode"] == "weekly":  # the day too: a Monday and a Tuesday digest are not the same
+            mode = f"weekly {WEEKDAYS[r['weekday']]} {r['hour']:02d}h {r['tz']}"
         table.add_row(str(r["id"]), plain(r["email"]), plain(r["feed_url"]), plain(mode),
                       plain(flt or "-"), r["status"])
     console.print(table)
@@ -216,6 +219,8 @@ def outbox(
         print_json(rows)
         return
     table = Table("id", "kind", "to", "status", "due", "attempts", "subject / error")
+    table.columns[2].overflow = "fold"  # an address is folded, never cut
+    table.columns[6].overflow = "fold"  # so is the server's reason for a failure
     for r in rows:
         table.add_row(
             str(r["id"]),
