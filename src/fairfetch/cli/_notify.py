@@ -275,17 +275,30 @@ def grant(
 @notify_app.command("sink")
 def sink(
     ctx: typer.Context,
-    port: Annotated[int, typer.Option(help="Port on 127.0.0.1")] = 8025,
+    port: Annotated[
+        int, typer.Option(help="Port on 127.0.0.1 (0: any free port)", min=0, max=65535)
+    ] = 8025,
 ) -> None:
     """A local SMTP sink for development: accepts every mail and shows it on /outbox."""
+    from fairfetch.errors import ConfigError
     from fairfetch.notify.sink import MailSink
 
     store = store_of(ctx)
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
-    with MailSink(store, port=port) as s:
+    s = MailSink(store, port=port)
+    try:
+        s.start()
+    except OSError as exc:  # a port in use (a second sink, say) is the user's input
+        store.close()
+        raise ConfigError(
+            f"mail sink: cannot listen on 127.0.0.1:{port} ({exc.strerror or exc})"
+        ) from None
+    try:
         console.print(f"mail sink on {s.smtp_url} (Ctrl-C to stop)", highlight=False)
         try:
             done.wait()
         except KeyboardInterrupt:
             pass
+    finally:
+        s.stop()
