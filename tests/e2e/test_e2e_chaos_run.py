@@ -522,3 +522,69 @@ def test_digest_sender_killed_with_the_issue_on_the_wire_loses_no_late_item(worl
     ]
     for title in titles:
         assert sum(m.text.count(title) for m in first.values()) == 1, (title, list(first))
+
+
+def _websub_subscription(w: World, feed_id: int, secret: str) -> str:
+    """An active WebSub subscription of a feed (as a hub would have verified it); its token."""
+    from fairfetch.store import websub_repo
+    from fairfetch.websub.state import Event
+
+    now = datetime.now(UTC)
+    store = open_store(w.db)
+    try:
+        sub = websub_repo.create_subscription(
+            store, feed_id=feed_id, hub_url=w.testbed.url("hub.growing0.test", "/hub"),
+            topic_url=w.testbed.url("growing0.test", "/feed.xml"), secret=secret,
+            requested_lease=864000, now=now,
+        )
+        websub_repo.apply_event(store, sub.id, Event.SUBSCRIBE_REQUESTED, now)
+        websub_repo.apply_event(
+            store, sub.id, Event.VERIFIED, now, lease_seconds=864000, verified_at=now,
+            lease_expires_at=now + timedelta(days=10), next_action_at=now + timedelta(days=5),
+        )
+    finally:
+        store.close()
+    return sub.callback_token
+
+
+def test_run_killed_while_processing_a_websub_ping_processes_it_after_restart(
+    world: World,
+) -> None:
+    """A ping answered 202 is stored durably; the process dies during its re-fetch. The next
+    `run` must process it (the item stored and mailed), not leave it claimed by the dead one."""
+    import hashlib
+    import hmac
+
+    w = world
+    g0 = w.feed_ids[0]
+    backlog = _entries(w)
+    run = Run(w.env, w.db)
+    _subscribe(w, run, "rt@example.org", g0)
+    token = _websub_subscription(w, g0, "s3cret")
+
+    w.testbed.clock.advance(PERIOD)
+    gate = w.testbed.hold("growing0.test")
+    body = b"<rss version='2.0'><channel/></rss>"
+    sig = hmac.new(b"s3cret", body, hashlib.sha256).hexdigest()
+    req = urllib.request.Request(
+        f"{run.url}/websub/callback/{token}", data=body, method="POST",
+        headers={"Content-Type": "application/rss+xml", "X-Hub-Signature": f"sha256={sig}"},
+    )
+    with urllib.request.urlopen(req, timeout=DEADLINE) as resp:
+        assert resp.status == 202
+    gate.wait_arrived_blocking(1, timeout=DEADLINE)  # the re-fetch is on the wire
+    run.kill()
+    gate.open()
+    assert _entries(w) == backlog
+    assert [r.status for r in w.q("SELECT status FROM websub_deliveries")] == ["processing"]
+
+    mails = len(w.sink.received)
+    run = Run(w.env, w.db)
+    _until("the ping processed after the restart", lambda: [
+        r.status for r in w.q("SELECT status FROM websub_deliveries")] == ["done"])
+    assert _entries(w) == backlog + 1
+    w.sink.wait_for("the new item's mail", lambda r: len(r) > mails)
+    err = run.stop()
+    assert run.proc.returncode == 0, err[-3000:]
+    new = w.sink.received[mails:]
+    assert [m.rcpt for m in new] == [("rt@example.org",)]

@@ -52,6 +52,9 @@ VERIFY_WAIT = 3600.0
 MAX_UNSUBSCRIBE_ATTEMPTS = 5
 #: A denied or failed feed is offered to its hub again after this long.
 RETRY_DENIED_AFTER = 7 * 24 * 3600.0
+#: A delivery claimed this long ago by a processor of this process is taken again (its claimer
+#: died); claims made before this process started are taken at once.
+STALE_CLAIM = 600.0
 
 
 def utcnow() -> datetime:
@@ -108,6 +111,9 @@ class WebSubService:
         #: benchmarks: no sleeping for synchronisation).
         self.processed_total = 0
         self._progress: asyncio.Condition | None = None
+        #: Deliveries claimed before this object existed were claimed by another process: one
+        #: that died mid-refresh (a crash, a SIGKILL) must not hold them for the stale delay.
+        self._started_at = clock()
 
     # --- plumbing --------------------------------------------------------------------------
 
@@ -408,7 +414,11 @@ class WebSubService:
         if self.crawler is None:
             return 0
         now = self.clock()
-        batch = await self._db(repo.claim_deliveries, self.store, now, limit=limit, ids=ids)
+        # A claim older than this service is another process's: the `run` before a crash
+        # (retaking it re-fetches a feed once more at worst; entries and mails are deduplicated).
+        stale_after = min(STALE_CLAIM, max(0.0, (now - self._started_at).total_seconds()))
+        batch = await self._db(repo.claim_deliveries, self.store, now, limit=limit, ids=ids,
+                               stale_after=stale_after)
         if not batch:
             return 0
         by_feed: dict[int, list[int]] = {}
