@@ -386,8 +386,11 @@ def _check_end(w: World, backlog: int, confirmations: int, in_flight: list[str])
     assert sorted(mid for mid, n in copies.items() if n > 1) == sorted(in_flight)
     assert all(n <= 2 for n in copies.values())
     assert set(copies) <= set(rows), "a mail no outbox row accounts for"
+    shown: dict[str, Received] = {}
     for m in w.sink.received:
         assert m.rcpt == (rows[m.message_id].email,), m
+        # a copy is the same message (a reader's client shows only the first)
+        assert m.text == shown.setdefault(m.message_id, m).text, m
     got = Counter(
         (rows[mid].email, rows[mid].entry_id) for mid in copies if rows[mid].kind == "item"
     )
