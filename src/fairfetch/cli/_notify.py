@@ -36,6 +36,26 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def _feed_arg(store: Any, raw: str) -> str | int:
+    """A feed named on the command line, read as the ``feeds`` commands read it: a feed of the
+    directory by id or by any spelling of its URL, else the URL in its normal spelling (so a
+    feed added here is the one ``feeds add`` would add, not a second copy spelled as typed)."""
+    from fairfetch.cli._feeds import find_feed
+    from fairfetch.crawl.urls import normalize_feed_url
+    from fairfetch.errors import InvalidURLError
+    from fairfetch.store import feed_key
+
+    found = find_feed(store, raw)
+    if found is not None:
+        return found.id
+    if isinstance(feed_key(raw), int):
+        return raw  # an unknown id: notify says so
+    try:
+        return normalize_feed_url(raw)
+    except InvalidURLError:
+        return raw  # notify names what is wrong with it
+
+
 @notify_app.command("subscribe")
 def subscribe(
     ctx: typer.Context,
@@ -65,7 +85,7 @@ def subscribe(
     req = SubscriptionRequest.build(
         email, mode=mode, hour=hour, weekday=weekday, tz=tz, only=only, exclude=except_
     )
-    result = request_subscription(store, req, feed_url)
+    result = request_subscription(store, req, _feed_arg(store, feed_url))
     sub = result.subscription
     if result.throttled:
         console.print(
@@ -169,9 +189,14 @@ def unsubscribe(
     feed_url: Annotated[str, typer.Argument(help="The feed (URL, or id in the directory)")],
 ) -> None:
     """End a reader's subscription to a feed (pending mails for it are cancelled, not sent)."""
+    from fairfetch.cli._feeds import get_feed
     from fairfetch.notify.subscriptions import unsubscribe_email
 
-    n = unsubscribe_email(store_of(ctx), email, feed_url, now=_now())
+    store = store_of(ctx)
+    try:
+        n = unsubscribe_email(store, email, get_feed(store, feed_url).url, now=_now())
+    finally:
+        store.close()
     console.print(f"{n} subscription(s) ended" if n else "no active subscription matched")
 
 
@@ -254,16 +279,11 @@ def grant(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Add credits to a publisher and make it pay for its feeds' readers (owner-paid)."""
-    from fairfetch.errors import NotFoundError
+    from fairfetch.cli._feeds import get_feed
     from fairfetch.store import notify_repo as repo
 
     store = store_of(ctx)
-    ids = []
-    for f in feed or []:
-        found = store.find_feed(f)
-        if found is None:
-            raise NotFoundError(f"feed {f!r}")
-        ids.append(found.id)
+    ids = [get_feed(store, f).id for f in feed or []]
     result = repo.grant(store, publisher, credits, _now(), feed_ids=ids, note="cli grant")
     if as_json:
         print_json(result)
