@@ -39,10 +39,10 @@ def _now() -> datetime:
 def _feed_arg(store: Any, raw: str) -> str | int:
     """A feed named on the command line, read as the ``feeds`` commands read it: a feed of the
     directory by id or by any spelling of its URL, else the URL in its normal spelling (so a
-    feed added here is the one ``feeds add`` would add, not a second copy spelled as typed)."""
+    feed added here is the one ``feeds add`` would add, not a second copy spelled as typed),
+    and a URL ``feeds add`` refuses is refused here too, naming it."""
     from fairfetch.cli._feeds import find_feed
     from fairfetch.crawl.urls import normalize_feed_url
-    from fairfetch.errors import InvalidURLError
     from fairfetch.store import feed_key
 
     found = find_feed(store, raw)
@@ -50,10 +50,7 @@ def _feed_arg(store: Any, raw: str) -> str | int:
         return found.id
     if isinstance(feed_key(raw), int):
         return raw  # an unknown id: notify says so
-    try:
-        return normalize_feed_url(raw)
-    except InvalidURLError:
-        return raw  # notify names what is wrong with it
+    return normalize_feed_url(raw)
 
 
 @notify_app.command("subscribe")

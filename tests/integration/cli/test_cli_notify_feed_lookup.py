@@ -90,3 +90,11 @@ def test_cli_notify_unknown_feed_is_still_not_found(cli: Run) -> None:
         r = cli(*args)
         assert r.exit_code == 2, (args, r.output)
         assert r.stderr.strip() == "error: not found: feed 'http://nowhere.test/f'"
+
+
+@pytest.mark.parametrize("bad", ["http://bad.example.test/\x01feed", "http://[oops/feed"])
+def test_cli_notify_subscribe_refuses_a_url_feeds_add_refuses(cli: Run, bad: str) -> None:
+    r = cli("notify", "subscribe", "reader@example.test", bad)
+    assert r.exit_code == 2, (r.output, r.exception)
+    assert repr(bad) in r.stderr
+    assert _feeds(cli) == [FEED]  # nothing added
