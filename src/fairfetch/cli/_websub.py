@@ -73,6 +73,7 @@ def websub_list(
     table = Table("id", "feed", "hub", "state", "lease expires", "note")
     table.columns[1].overflow = "fold"  # an address is folded, never cut
     table.columns[2].overflow = "fold"  # an address is folded, never cut
+    table.columns[5].overflow = "fold"  # so is a hub's reason or our error
     for r in rows:
         expires = r["lease_expires_at"].isoformat() if r["lease_expires_at"] else "-"
         note = r["denied_reason"] or r["last_error"] or ""
@@ -136,7 +137,7 @@ def _service_run(ctx: typer.Context, work: Any) -> Any:
 def websub_renew(
     ctx: typer.Context,
     feeds: Annotated[
-        list[str] | None, typer.Argument(help="Feed URLs (default: every subscribed feed)")
+        list[str] | None, typer.Argument(help="Feed URLs or ids (default: every subscribed feed)")
     ] = None,
 ) -> None:
     """Re-subscribe now (a renewal for live subscriptions; a new one for feeds without)."""
