@@ -77,3 +77,23 @@ def test_cli_websub_stats_takes_a_positive_window(db: str, hours: str) -> None:
     assert r.exit_code == 0, (r.output, r.exception)
     stats = json.loads(r.stdout)
     assert (stats["received"], stats["ignored"]) == (1, 1)
+
+
+def test_cli_websub_list_folds_a_long_note_instead_of_cutting_it(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/note.db"
+    reason = "the-hub-refused-this-topic-because-the-publisher-asked-it-to-stop-pushing-updates"
+    store = open_store(url)
+    try:
+        now = datetime.now(UTC)
+        feed, _ = store.add_feed("http://pub.test/f", now=now, politeness_key="pub.test")
+        sub = repo.create_subscription(store, feed_id=feed.id, hub_url="http://hub.test/",
+                                       topic_url="http://pub.test/f", secret="s",
+                                       requested_lease=60, now=now)
+        repo.apply_event(store, sub.id, Event.DENIED, now, denied_reason=reason)
+    finally:
+        store.close()
+    r = _run(url, "websub", "list")  # 80 columns, as in a pipe
+    assert r.exit_code == 0, r.output
+    assert "…" not in r.stdout, r.stdout
+    note = "".join(ln.split("│")[6].strip() for ln in r.stdout.splitlines() if ln.count("│") == 7)
+    assert reason in note, r.stdout
