@@ -591,3 +591,73 @@ def test_run_killed_while_processing_a_websub_ping_processes_it_after_restart(
     assert run.proc.returncode == 0, err[-3000:]
     new = w.sink.received[mails:]
     assert [m.rcpt for m in new] == [("rt@example.org",)]
+
+
+def test_digest_issue_rendered_after_closing_holds_what_a_crawl_committing_meanwhile_added(
+    pg_url: str,
+) -> None:
+    """PostgreSQL, two processes: a crawl's transaction read the issue open and added an item,
+    and commits while the sender closes and renders the issue. The rendered issue must be the
+    issue as stored (else a copy sent again after a crash differs under one Message-ID): the
+    close waits for the crawl's transaction, or the crawl sees the issue closed."""
+    from fairfetch.store import notify_repo
+    from fairfetch.store.notify_outbox import enqueue_new_entries
+    from fairfetch.store.tables import entries
+
+    now = datetime.now(UTC)
+    store = open_store(pg_url)
+    try:
+        feed, _ = store.add_feed("http://growing0.test/feed.xml", now=now,
+                                 politeness_key="growing0.test")
+        sub = notify_repo.subscribe(
+            store, "dg@example.org", feed.id, mode="daily", hour=7, weekday=0, tz="UTC",
+            only=(), exclude=(), now=now,
+        ).subscription
+        notify_repo.confirm(store, sub["confirm_token"], now)
+
+        def add_entry(conn: sa.Connection, n: int) -> int:
+            at = now + timedelta(seconds=n)
+            return int(conn.execute(
+                entries.insert().values(feed_id=feed.id, entry_id=f"e{n}", title=f"item {n}",
+                                        first_seen_at=at, last_seen_at=at)
+                .returning(entries.c.id)
+            ).scalar_one())
+
+        with store.engine.begin() as conn:
+            first = add_entry(conn, 1)
+            enqueue_new_entries(conn, feed.id, [first], now, False)
+        (issue,) = [int(r) for r in store.engine.connect().execute(
+            sa.text("SELECT id FROM notify_outbox WHERE kind = 'digest'")).scalars()]
+
+        crawl = store.engine.connect()
+        tx = crawl.begin()
+        late = add_entry(crawl, 2)
+        enqueue_new_entries(crawl, feed.id, [late], now, False)  # reads the issue open
+
+        rendered: list[set[int]] = []
+
+        def sender() -> None:
+            notify_repo.close_issue(store, issue)
+            ctx = notify_repo.digest_context(store, issue)
+            assert ctx is not None
+            rendered.append({i["entry_row"] for i in ctx["items"]})
+
+        t = threading.Thread(target=sender)
+        t.start()
+        _until("the sender done or waiting for the crawl's transaction", lambda: (
+            not t.is_alive() or bool(store.engine.connect().execute(sa.text(
+                "SELECT count(*) FROM pg_locks WHERE NOT granted")).scalar())))
+        tx.commit()
+        crawl.close()
+        t.join(DEADLINE)
+        with store.engine.connect() as conn:
+            stored = {int(r) for r in conn.execute(sa.text(
+                "SELECT entry_id FROM notify_digest_items WHERE outbox_id = :o"), {"o": issue}
+            ).scalars()}
+            elsewhere = {int(r) for r in conn.execute(sa.text(
+                "SELECT entry_id FROM notify_digest_items WHERE outbox_id <> :o"), {"o": issue}
+            ).scalars()}
+        assert rendered == [stored]
+        assert stored | elsewhere == {first, late}
+    finally:
+        store.close()

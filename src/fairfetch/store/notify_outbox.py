@@ -302,12 +302,13 @@ def _enqueue_digest(
     if new_rows:
         have.update(_existing_keys(conn, [r["dedupe_key"] for r in new_rows]))
     issue_of: dict[int, int] = {}
+    still_open: dict[int, bool] = {}
     for sub, _wanted in subs:
         oid, status, subject = have[sub_key[sub["id"]]]
+        if oid not in still_open:
+            still_open[oid] = issue_is_open(status, subject) and _hold_open(conn, oid)
         # an issue already sent (or on the wire) is never added to: the next open one is
-        issue_of[sub["id"]] = (
-            oid if issue_is_open(status, subject) else open_issue(conn, sub, now)
-        )
+        issue_of[sub["id"]] = oid if still_open[oid] else open_issue(conn, sub, now)
     sub_ids = sorted(issue_of)
     entry_set = sorted({e["id"] for _sub, wanted in subs for e in wanted})
     present: set[tuple[int, int]] = set()
@@ -333,6 +334,20 @@ def _enqueue_digest(
     for i in range(0, len(items), 1000):
         conn.execute(notify_digest_items.insert(), items[i : i + 1000])
     return len(items)
+
+
+def _hold_open(conn: sa.Connection, outbox_id: int) -> bool:
+    """Whether the issue is still open, read under a share lock held to the end of this
+    transaction (PostgreSQL; SQLite has one writer): a sender closing it waits until the items
+    added here are committed, and so renders them, or closed it first and they go to the next
+    issue. Read without the lock, an issue closed and rendered meanwhile took items it never
+    showed, and a copy sent again after a crash would differ under the same Message-ID."""
+    row = conn.execute(
+        sa.select(notify_outbox.c.status, notify_outbox.c.subject)
+        .where(notify_outbox.c.id == outbox_id)
+        .with_for_update(read=True)
+    ).first()
+    return row is not None and issue_is_open(row.status, row.subject)
 
 
 def open_issue(conn: sa.Connection, sub: dict[str, Any], now: datetime) -> int:
@@ -361,7 +376,7 @@ def open_issue(conn: sa.Connection, sub: dict[str, Any], now: datetime) -> int:
                 due_at=issue,
                 schedule=label,
             )
-        if issue_is_open(row.status, row.subject):
+        if issue_is_open(row.status, row.subject) and _hold_open(conn, int(row.id)):
             return int(row.id)
         after = issue
     raise AssertionError("no open digest issue within 1000 issues")
