@@ -105,6 +105,19 @@ def _shown_url(url: str) -> str:
         return url
 
 
+def _in_memory(url: str) -> bool:
+    from sqlalchemy.engine import make_url
+
+    try:
+        parsed = make_url(url)
+    except Exception:
+        return False  # the store names what is wrong with it
+    if not parsed.drivername.startswith("sqlite"):
+        return False
+    database = parsed.database or ""
+    return database in ("", ":memory:") or "mode=memory" in url
+
+
 def open_store_at(url: str) -> Any:
     """Open (create, migrate) the store, turning "cannot open that database" into one clear
     StoreError naming the URL: a wrong --db is the user's input, not a crash."""
@@ -113,6 +126,14 @@ def open_store_at(url: str) -> Any:
     from fairfetch.errors import StoreError
     from fairfetch.store import open_store
 
+    if _in_memory(url):
+        # Each command (and each thread of one) would start on an empty database and keep
+        # nothing: a path left out of --db is a mistake to name, not a directory to serve.
+        # (Shown as given: a SQLite URL holds no password.)
+        raise StoreError(
+            f"database {url!r}: an in-memory SQLite database keeps nothing after the "
+            "command; name a file (sqlite:///fairfetch.db)"
+        )
     try:
         return open_store(url)
     except FairfetchError:
