@@ -90,14 +90,18 @@ def crawl(
     progress = Progress(
         TextColumn("[bold]audit[/bold]"), BarColumn(), MofNCompleteColumn(),
         TextColumn("queue {task.fields[queue]} · externals pending {task.fields[ext]}"),
-        TimeElapsedColumn(), console=console, disable=quiet,
+        TimeElapsedColumn(),
+        # A throttled site's wait (what, how long, until when): URLs may hold "[", no markup.
+        TextColumn("{task.fields[waiting]}", markup=False),
+        console=console, disable=quiet,
     )  # fmt: skip
-    task = progress.add_task("crawl", total=None, queue=0, ext=0)
+    task = progress.add_task("crawl", total=None, queue=0, ext=0, waiting="")
 
     def on_progress(s: CrawlStats) -> None:
         progress.update(
             task, completed=s.pages_done, total=max(s.pages_queued, s.pages_done),
             queue=max(s.pages_queued - s.pages_done, 0), ext=s.externals_pending,
+            waiting=s.waiting,
         )  # fmt: skip
 
     with progress:
