@@ -98,7 +98,7 @@ def crawl(
             if as_json:
                 print_json(summary.as_dict())
             else:
-                _print_summary(summary)
+                print_summary(summary)
             return
 
         async def forever() -> None:
@@ -113,7 +113,8 @@ def crawl(
         store.close()
 
 
-def _print_summary(summary: CrawlSummary) -> None:
+def print_summary(summary: CrawlSummary) -> None:
+    """One line a pass: what was due and how it ended (crawl --once, feeds refresh)."""
     d = summary.as_dict()
     console.print(
         f"due {d['due']}: [green]ok {d['ok']}[/green], not modified {d['not_modified']}, "
@@ -167,9 +168,8 @@ def print_stats(data: dict[str, Any]) -> None:
             th.add_row(row["key"], str(row["throttles"]))
         console.print(th)
     q = data["queue"]
-    console.print(
-        f"queue: {q['due']} due, oldest due {q['oldest_due_at']}, {q['next_hour']} in the next hour"
-    )
+    oldest = f", oldest due {q['oldest_due_at']}" if q["oldest_due_at"] else ""
+    console.print(f"queue: {q['due']} due{oldest}, {q['next_hour']} in the next hour")
 
 
 async def _refresh(env: Any, urls: list[str]) -> CrawlSummary:
@@ -220,7 +220,7 @@ def demo(
             env.store, env.settings, [f.id for f in env.store.iter_feeds()]
         )
         summary = crawl_with_progress(Crawler(env.store, env.settings), max_feeds=None)
-        _print_summary(summary)
+        print_summary(summary)
         # An hour passes on the simulated web: the growing feeds publish, and since their
         # backlog was recorded on the first crawl, what they publish now is news for readers.
         env.testbed.clock.advance(3600)

@@ -21,7 +21,8 @@ from fairfetch.cli._app import (
     settings_of,
     store_of,
 )
-from fairfetch.crawl import AddReport, Crawler
+from fairfetch.cli._crawl import print_summary
+from fairfetch.crawl import AddReport, Crawler, CrawlSummary
 from fairfetch.crawl.urls import normalize_feed_url
 from fairfetch.errors import InputError, InvalidURLError, NotFoundError
 from fairfetch.opml import build_opml, parse_opml
@@ -241,21 +242,21 @@ def feeds_refresh(
     for raw in unknown:
         err_console.print(f"[red]not found[/red] {escape(repr(raw))}", highlight=False)
 
-    async def go() -> dict[str, object]:
+    async def go() -> CrawlSummary:
         async with Crawler(store, settings) as crawler:
-            return (await crawler.refresh(keys)).as_dict()
+            return await crawler.refresh(keys)
 
     try:
         summary = asyncio.run(go())
     finally:
         store.close()
     if as_json:
-        print_json(summary)
+        print_json(summary.as_dict())
     else:
-        console.print(summary, markup=False)
+        print_summary(summary)
     if unknown:
         raise typer.Exit(BAD_INPUT)
-    if summary["skipped"]:
+    if summary.skipped:
         raise typer.Exit(1)
 
 
