@@ -593,6 +593,13 @@ def test_run_killed_while_processing_a_websub_ping_processes_it_after_restart(
     assert [m.rcpt for m in new] == [("rt@example.org",)]
 
 
+def _waiting_on_a_lock(engine: sa.Engine) -> bool:
+    """Some session of the cluster waits for a lock another one holds (PostgreSQL)."""
+    with engine.connect() as conn:
+        return bool(conn.execute(sa.text(
+            "SELECT count(*) FROM pg_locks WHERE NOT granted")).scalar())
+
+
 def test_digest_issue_rendered_after_closing_holds_what_a_crawl_committing_meanwhile_added(
     pg_url: str,
 ) -> None:
@@ -626,8 +633,9 @@ def test_digest_issue_rendered_after_closing_holds_what_a_crawl_committing_meanw
         with store.engine.begin() as conn:
             first = add_entry(conn, 1)
             enqueue_new_entries(conn, feed.id, [first], now, False)
-        (issue,) = [int(r) for r in store.engine.connect().execute(
-            sa.text("SELECT id FROM notify_outbox WHERE kind = 'digest'")).scalars()]
+        with store.engine.connect() as conn:
+            (issue,) = [int(r) for r in conn.execute(
+                sa.text("SELECT id FROM notify_outbox WHERE kind = 'digest'")).scalars()]
 
         crawl = store.engine.connect()
         tx = crawl.begin()
@@ -644,9 +652,8 @@ def test_digest_issue_rendered_after_closing_holds_what_a_crawl_committing_meanw
 
         t = threading.Thread(target=sender)
         t.start()
-        _until("the sender done or waiting for the crawl's transaction", lambda: (
-            not t.is_alive() or bool(store.engine.connect().execute(sa.text(
-                "SELECT count(*) FROM pg_locks WHERE NOT granted")).scalar())))
+        _until("the sender done or waiting for the crawl's transaction",
+               lambda: not t.is_alive() or _waiting_on_a_lock(store.engine))
         tx.commit()
         crawl.close()
         t.join(DEADLINE)
@@ -659,5 +666,78 @@ def test_digest_issue_rendered_after_closing_holds_what_a_crawl_committing_meanw
             ).scalars()}
         assert rendered == [stored]
         assert stored | elsewhere == {first, late}
+    finally:
+        store.close()
+
+
+def test_digest_sent_while_a_crawl_opens_the_next_issue_is_marked_sent(pg_url: str) -> None:
+    """PostgreSQL: the sender's mark moves a late item to the next issue, which a crawl's
+    transaction is creating at that moment. The mark must wait and use that issue; it failed
+    on the unique key after the server had taken the mail, so the digest stayed pending and
+    was sent again."""
+    from fairfetch.store import notify_repo
+    from fairfetch.store.notify_outbox import enqueue_new_entries
+    from fairfetch.store.tables import entries
+    from fairfetch.store.tables_notify import notify_digest_items
+
+    now = datetime.now(UTC)
+    store = open_store(pg_url)
+    try:
+        feed, _ = store.add_feed("http://growing0.test/feed.xml", now=now,
+                                 politeness_key="growing0.test")
+        sub = notify_repo.subscribe(
+            store, "dg@example.org", feed.id, mode="daily", hour=7, weekday=0, tz="UTC",
+            only=(), exclude=(), now=now,
+        ).subscription
+        notify_repo.confirm(store, sub["confirm_token"], now)
+
+        def add_entry(conn: sa.Connection, n: int) -> int:
+            at = now + timedelta(seconds=n)
+            return int(conn.execute(
+                entries.insert().values(feed_id=feed.id, entry_id=f"e{n}", title=f"item {n}",
+                                        first_seen_at=at, last_seen_at=at)
+                .returning(entries.c.id)
+            ).scalar_one())
+
+        with store.engine.begin() as conn:
+            enqueue_new_entries(conn, feed.id, [add_entry(conn, 1)], now, False)
+        with store.engine.connect() as conn:
+            (issue,) = conn.execute(sa.text(
+                "SELECT id FROM notify_outbox WHERE kind = 'digest'")).scalars()
+            (shown,) = conn.execute(sa.text(
+                "SELECT id FROM notify_digest_items WHERE outbox_id = :o"), {"o": issue}
+            ).scalars()
+        notify_repo.close_issue(store, issue)  # rendered with item 1 and on the wire
+        with store.engine.begin() as conn:  # an item that slipped in (a late item)
+            conn.execute(notify_digest_items.insert().values(
+                outbox_id=issue, subscription_id=sub["id"], entry_id=add_entry(conn, 2)))
+
+        crawl = store.engine.connect()
+        tx = crawl.begin()
+        enqueue_new_entries(crawl, feed.id, [add_entry(crawl, 3)], now, False)  # next issue
+
+        failed: list[BaseException] = []
+
+        def mark() -> None:
+            try:
+                notify_repo.mark_sent(store, issue, now, subject="digest",
+                                      included_items=[shown])
+            except BaseException as exc:
+                failed.append(exc)
+
+        t = threading.Thread(target=mark)
+        t.start()
+        _until("the mark done or waiting for the crawl's transaction",
+               lambda: not t.is_alive() or _waiting_on_a_lock(store.engine))
+        tx.commit()
+        crawl.close()
+        t.join(DEADLINE)
+        assert failed == []
+        with store.engine.connect() as conn:
+            rows = conn.execute(sa.text(
+                "SELECT o.status, count(i.id) FROM notify_outbox o LEFT JOIN notify_digest_items "
+                "i ON i.outbox_id = o.id WHERE o.kind = 'digest' GROUP BY o.id, o.status "
+                "ORDER BY o.id")).all()
+        assert [tuple(r) for r in rows] == [("sent", 1), ("pending", 2)]
     finally:
         store.close()

@@ -48,31 +48,51 @@ def insert_outbox(
     entry_id: int | None = None,
     schedule: str | None = None,
 ) -> int:
-    """Insert one outbox row unless its dedupe key exists; returns the row id either way."""
-    found = conn.execute(
-        sa.select(notify_outbox.c.id).where(notify_outbox.c.dedupe_key == dedupe_key)
-    ).scalar()
+    """Insert one outbox row unless its dedupe key exists; returns the row id either way.
+
+    Another writer may be inserting the same key (a crawl opening the next digest issue while
+    a sender's mark moves a late item there): the insert then waits for it and does nothing,
+    and its row is the one; a unique violation here failed the mark after the server had
+    taken the mail, and the mail went out again.
+    """
+    select = sa.select(notify_outbox.c.id).where(notify_outbox.c.dedupe_key == dedupe_key)
+    found = conn.execute(select).scalar()
     if found is not None:
         return int(found)
-    return int(
-        conn.execute(
-            notify_outbox.insert()
-            .values(
-                dedupe_key=dedupe_key,
-                kind=kind,
-                reader_id=reader_id,
-                subscription_id=subscription_id,
-                entry_id=entry_id,
-                schedule=schedule,
-                status="pending",
-                created_at=now,
-                due_at=due_at,
-                attempts=0,
-                message_id=_message_local(),
-            )
-            .returning(notify_outbox.c.id)
-        ).scalar_one()
-    )
+    dialect = conn.dialect.name
+    insert: Any
+    if dialect == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        insert = postgresql.insert(notify_outbox).on_conflict_do_nothing(
+            index_elements=["dedupe_key"]
+        )
+    elif dialect == "sqlite":
+        from sqlalchemy.dialects import sqlite
+
+        insert = sqlite.insert(notify_outbox).on_conflict_do_nothing(
+            index_elements=["dedupe_key"]
+        )
+    else:
+        insert = notify_outbox.insert()
+    inserted = conn.execute(
+        insert.values(
+            dedupe_key=dedupe_key,
+            kind=kind,
+            reader_id=reader_id,
+            subscription_id=subscription_id,
+            entry_id=entry_id,
+            schedule=schedule,
+            status="pending",
+            created_at=now,
+            due_at=due_at,
+            attempts=0,
+            message_id=_message_local(),
+        ).returning(notify_outbox.c.id)
+    ).scalar()
+    if inserted is not None:
+        return int(inserted)
+    return int(conn.execute(select).scalar_one())
 
 
 def _news_entries(
