@@ -645,7 +645,7 @@ def test_digest_issue_rendered_after_closing_holds_what_a_crawl_committing_meanw
         rendered: list[set[int]] = []
 
         def sender() -> None:
-            notify_repo.close_issue(store, issue)
+            notify_repo.close_issue(store, issue, now)
             ctx = notify_repo.digest_context(store, issue)
             assert ctx is not None
             rendered.append({i["entry_row"] for i in ctx["items"]})
@@ -707,7 +707,7 @@ def test_digest_sent_while_a_crawl_opens_the_next_issue_is_marked_sent(pg_url: s
             (shown,) = conn.execute(sa.text(
                 "SELECT id FROM notify_digest_items WHERE outbox_id = :o"), {"o": issue}
             ).scalars()
-        notify_repo.close_issue(store, issue)  # rendered with item 1 and on the wire
+        notify_repo.close_issue(store, issue, now)  # rendered with item 1 and on the wire
         with store.engine.begin() as conn:  # an item that slipped in (a late item)
             conn.execute(notify_digest_items.insert().values(
                 outbox_id=issue, subscription_id=sub["id"], entry_id=add_entry(conn, 2)))

@@ -190,7 +190,7 @@ async def _deliver_claimed(
         row = {**row, "flagged_at": now}
     if row["kind"] == "digest" and row["flagged_at"] is None:
         # closed before it is rendered: what is rendered now is what any resend will hold
-        repo.close_issue(store, row["id"])
+        repo.close_issue(store, row["id"], now)
     prep = _prepare(store, settings, row, now, contexts)
     if prep.msg is None:
         repo.cancel(store, row["id"], prep.cancel_reason or "cancelled",

@@ -426,7 +426,7 @@ def mark_sent(
                 )
 
 
-def close_issue(store: SqlStore, outbox_id: int) -> None:
+def close_issue(store: SqlStore, outbox_id: int, now: datetime) -> None:
     """A digest issue goes on the wire: from now on it takes no more items (they go to the next
     issue), so every copy of it, sent again after a crash, is the same message. Committed
     before the issue is rendered."""
@@ -436,9 +436,9 @@ def close_issue(store: SqlStore, outbox_id: int) -> None:
             .where(
                 notify_outbox.c.id == outbox_id,
                 notify_outbox.c.status == "pending",
-                notify_outbox.c.subject.is_(None),
+                notify_outbox.c.closed_at.is_(None),
             )
-            .values(subject="")
+            .values(closed_at=now)
         )
 
 

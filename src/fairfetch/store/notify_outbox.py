@@ -216,31 +216,31 @@ def enqueue_new_entries(
     return _enqueue_realtime(conn, realtime, now) + _enqueue_digest(conn, digest, now)
 
 
-def issue_is_open(status: str, subject: str | None) -> bool:
+def issue_is_open(status: str, closed_at: datetime | None) -> bool:
     """A digest issue takes items until it first goes on the wire.
 
-    The sender closes it (sets its subject, empty until the server accepts the mail) before it
-    renders it: a copy sent again after a crash between the server's acceptance and our mark
-    carries the same Message-ID, so it must be the same message; an item added in between
-    would be in the copy a reader's client drops as a duplicate, and lost.
+    The sender closes it (``closed_at``) before it renders it: a copy sent again after a crash
+    between the server's acceptance and our mark carries the same Message-ID, so it must be
+    the same message; an item added in between would be in the copy a reader's client drops
+    as a duplicate, and lost.
     """
-    return status == "pending" and subject is None
+    return status == "pending" and closed_at is None
 
 
 def _existing_keys(
     conn: sa.Connection, keys: Sequence[str]
-) -> dict[str, tuple[int, str, str | None]]:
-    found: dict[str, tuple[int, str, str | None]] = {}
+) -> dict[str, tuple[int, str, datetime | None]]:
+    found: dict[str, tuple[int, str, datetime | None]] = {}
     for i in range(0, len(keys), _CHUNK):
         for r in conn.execute(
             sa.select(
                 notify_outbox.c.dedupe_key,
                 notify_outbox.c.id,
                 notify_outbox.c.status,
-                notify_outbox.c.subject,
+                notify_outbox.c.closed_at,
             ).where(notify_outbox.c.dedupe_key.in_(keys[i : i + _CHUNK]))
         ):
-            found[r.dedupe_key] = (int(r.id), str(r.status), r.subject)
+            found[r.dedupe_key] = (int(r.id), str(r.status), r.closed_at)
     return found
 
 
@@ -324,9 +324,9 @@ def _enqueue_digest(
     issue_of: dict[int, int] = {}
     still_open: dict[int, bool] = {}
     for sub, _wanted in subs:
-        oid, status, subject = have[sub_key[sub["id"]]]
+        oid, status, closed_at = have[sub_key[sub["id"]]]
         if oid not in still_open:
-            still_open[oid] = issue_is_open(status, subject) and _hold_open(conn, oid)
+            still_open[oid] = issue_is_open(status, closed_at) and _hold_open(conn, oid)
         # an issue already sent (or on the wire) is never added to: the next open one is
         issue_of[sub["id"]] = oid if still_open[oid] else open_issue(conn, sub, now)
     sub_ids = sorted(issue_of)
@@ -363,11 +363,11 @@ def _hold_open(conn: sa.Connection, outbox_id: int) -> bool:
     issue. Read without the lock, an issue closed and rendered meanwhile took items it never
     showed, and a copy sent again after a crash would differ under the same Message-ID."""
     row = conn.execute(
-        sa.select(notify_outbox.c.status, notify_outbox.c.subject)
+        sa.select(notify_outbox.c.status, notify_outbox.c.closed_at)
         .where(notify_outbox.c.id == outbox_id)
         .with_for_update(read=True)
     ).first()
-    return row is not None and issue_is_open(row.status, row.subject)
+    return row is not None and issue_is_open(row.status, row.closed_at)
 
 
 def open_issue(conn: sa.Connection, sub: dict[str, Any], now: datetime) -> int:
@@ -382,7 +382,7 @@ def open_issue(conn: sa.Connection, sub: dict[str, Any], now: datetime) -> int:
         issue = next_issue(after, sub["mode"], sub["hour"], sub["weekday"], sub["tz"])
         key = f"digest:{sub['reader_id']}:{label}:{issue.strftime('%Y-%m-%dT%H:%MZ')}"
         row = conn.execute(
-            sa.select(notify_outbox.c.id, notify_outbox.c.status, notify_outbox.c.subject).where(
+            sa.select(notify_outbox.c.id, notify_outbox.c.status, notify_outbox.c.closed_at).where(
                 notify_outbox.c.dedupe_key == key
             )
         ).first()
@@ -396,7 +396,7 @@ def open_issue(conn: sa.Connection, sub: dict[str, Any], now: datetime) -> int:
                 due_at=issue,
                 schedule=label,
             )
-        if issue_is_open(row.status, row.subject) and _hold_open(conn, int(row.id)):
+        if issue_is_open(row.status, row.closed_at) and _hold_open(conn, int(row.id)):
             return int(row.id)
         after = issue
     raise AssertionError("no open digest issue within 1000 issues")

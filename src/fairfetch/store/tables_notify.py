@@ -88,6 +88,8 @@ notify_outbox = sa.Table(
     sa.Column("message_id", sa.Text, nullable=False),
     sa.Column("subject", sa.Text),
     sa.Column("sent_at", UTCDateTime),
+    #: a digest issue stops taking items when it first goes on the wire (see issue_is_open)
+    sa.Column("closed_at", UTCDateTime),
     sa.Index("ix_notify_outbox_status_due_at", "status", "due_at"),
 )
 
