@@ -10,9 +10,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parseaddr
-from urllib.parse import urlsplit
 
+from fairfetch.crawl.urls import normalize_feed_url
 from fairfetch.errors import InputError, NotFoundError
+from fairfetch.net.politeness import politeness_key
 from fairfetch.notify.filters import parse_categories
 from fairfetch.notify.schedule import MODES, parse_weekday, zone
 from fairfetch.store import feed_key
@@ -82,16 +83,13 @@ def find_or_add_feed(store: SqlStore, key: str | int, now: datetime) -> FeedReco
     found = store.find_feed(key)
     if found is not None:
         return found
-    parts = urlsplit(str(key))
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InputError(str(key), "not a feed URL (http:// or https://)")
-    try:
-        from fairfetch.net.politeness import politeness_key
-
-        pkey = politeness_key(str(key))
-    except ImportError:  # pragma: no cover - until net/politeness lands
-        pkey = parts.hostname.lower()
-    feed, _created = store.add_feed(str(key), now=now, politeness_key=pkey)
+    # Spelled as `feeds add` stores it (another spelling of a directory feed finds that feed),
+    # and refused naming it (InvalidURLError) when the crawler could never fetch it.
+    url = normalize_feed_url(key)
+    found = store.find_feed(url)
+    if found is not None:
+        return found
+    feed, _created = store.add_feed(url, now=now, politeness_key=politeness_key(url))
     return feed
 
 

@@ -243,3 +243,19 @@ def test_notify_subscribe_odd_feed_ids_are_unknown_feeds_not_errors(site, key):
     r = site.client.post("/subscribe", data={"feed": key, "email": "ana@example.test"})
     assert r.status_code in (400, 404), r.text
     assert repo.list_subscriptions(site.world.store) == []
+
+
+def test_notify_find_or_add_feed_normalises_and_checks_the_url(site):
+    """The library path the subscribe page and API share: another spelling of a directory feed
+    finds it (no duplicate feed), and a URL the crawler could never fetch is refused naming it."""
+    from fairfetch.errors import InputError
+    from fairfetch.notify.subscriptions import find_or_add_feed
+
+    fid = site.world.add_feed("https://a.example.test/feed")
+    store = site.world.store
+    assert find_or_add_feed(store, "HTTPS://A.EXAMPLE.TEST/feed#top", T0).id == fid
+    for bad in ("https://a.example.test/\x07feed", "http://[oops/feed"):
+        with pytest.raises(InputError) as err:
+            find_or_add_feed(store, bad, T0)
+        assert repr(bad) in str(err.value) or bad in str(err.value)
+    assert len(store.list_feeds()) == 1
