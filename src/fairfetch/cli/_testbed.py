@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import signal
 from typing import Annotated
 
 import typer
@@ -61,9 +62,19 @@ def run_testbed(
             for line in lines:
                 console.print(line, soft_wrap=True, highlight=False, markup=False)
             console.file.flush()
-            await asyncio.Event().wait()
+            await stop.wait()
         finally:
             await testbed.stop()
 
+    # Stopped by SIGINT or SIGTERM, as serve and run are, also when started in the background
+    # (a non-interactive shell's `fairfetch testbed &` inherits SIGINT ignored).
+    stop = asyncio.Event()
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await serve()
+
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve())
+        asyncio.run(main())
