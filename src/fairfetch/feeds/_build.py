@@ -65,8 +65,10 @@ def rebase(base: str | None, xml_base: str | None) -> str | None:
     if not xml_base:
         return base
     new = resolve(base, xml_base)
+    if not new:  # blank: no base named
+        return base
     try:
-        scheme = urlsplit(new or "").scheme.lower()
+        scheme = urlsplit(new).scheme.lower()
     except ValueError:
         return base
     return new if scheme in ("", "http", "https") else base

@@ -263,3 +263,11 @@ def test_feeds_parse_reused_parser_carries_no_errors_into_the_next_document() ->
              b"</channel></rss>")
     assert any("malformed" in p for p in parse_feed(broken).problems)
     assert not any("malformed" in p for p in parse_feed(clean).problems)
+
+
+def test_feeds_a_blank_xml_base_keeps_the_document_base() -> None:
+    """``xml:base="  "`` names no base: links resolve against the feed URL, not stay relative."""
+    doc = (b'<feed xmlns="http://www.w3.org/2005/Atom" xml:base="  "><title>t</title>'
+           b'<entry><id>1</id><link href="p.html"/></entry></feed>')
+    [entry] = parse_feed(doc, "https://example.com/blog/feed.xml").entries
+    assert entry.link == "https://example.com/blog/p.html"
