@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from fairfetch.audit.crawlfile import CrawlFile
+from fairfetch.audit.pagerows import Fetched, PageRowBuilder
+from fairfetch.audit.urls import Scope
 from fairfetch.audit.view import PageRow, SiteView
 
 BASE = "https://site.test"
@@ -35,3 +40,26 @@ def site(*pages: PageRow, **fields: Any) -> SiteView:
     fields.setdefault("sitemap_urls", {p.url for p in pages if p.in_sitemap})
     fields.setdefault("sitemaps_ok", 1)
     return SiteView(pages=list(pages), **fields)
+
+
+def crawl_file_of(
+    path: Path, start: str, fetched: Sequence[Fetched], *, finished: bool = True
+) -> CrawlFile:
+    """A crawl file written from these answers as a crawl writes it (the row builder, then the
+    writer's batch): the first answer is the start page at depth 0, every other at depth 1.
+    ``finished=False`` leaves it as an interrupted crawl does (no finalize, no links_to)."""
+    cf = CrawlFile(path)
+    builder = PageRowBuilder(Scope(start), {}, {})
+    ops: list[tuple[str, object]] = [
+        ("queue", (i, f.url, min(i - 1, 1), min(i - 1, 1), "link"))
+        for i, f in enumerate(fetched, 1)
+    ]
+    for i, f in enumerate(fetched, 1):
+        ops.extend(builder.build(i, f).ops)
+    cf.write_batch(ops)
+    if finished:
+        cf.finalize()
+        cf.set_meta(start_url=start, finished_at="2026-11-30T00:00:00+00:00", cut_short="")
+    else:
+        cf.set_meta(start_url=start, cut_short="")
+    return cf

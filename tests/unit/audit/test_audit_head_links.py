@@ -12,10 +12,11 @@ import pytest
 
 from fairfetch.audit.crawlfile import CrawlFile
 from fairfetch.audit.export import export_crawl
-from fairfetch.audit.pagerows import Fetched, PageRowBuilder
+from fairfetch.audit.pagerows import Fetched
 from fairfetch.audit.rules import run_rules
-from fairfetch.audit.urls import Scope
 from fairfetch.audit.view import load_view
+
+from .conftest import crawl_file_of
 
 S = "http://site.test"
 HTML = {"content-type": "text/html"}
@@ -43,8 +44,6 @@ PAGE_B = _doc('<link rel="canonical" href="/b">', '<a href="/gone">gone</a>', "B
 
 
 def _crawl_file(path: Path, *, finished: bool) -> CrawlFile:
-    cf = CrawlFile(path)
-    builder = PageRowBuilder(Scope(S + "/"), {}, {})
     redirect = {"location": "/new"}
     fetched = [
         Fetched(S + "/", 200, None, "", HTML, HOME, len(HOME), 0.01),
@@ -56,19 +55,7 @@ def _crawl_file(path: Path, *, finished: bool) -> CrawlFile:
         Fetched(S + "/moved", 302, None, "", redirect, b"", 0, 0.01),
         Fetched(S + "/new", 200, None, "", HTML, _doc("", "", "New"), 10, 0.01),
     ]
-    ops: list[tuple[str, object]] = [
-        ("queue", (i, f.url, min(i - 1, 1), min(i - 1, 1), "link"))
-        for i, f in enumerate(fetched, 1)
-    ]
-    for i, f in enumerate(fetched, 1):
-        ops.extend(builder.build(i, f).ops)
-    cf.write_batch(ops)
-    if finished:  # builds the links_to index; an interrupted crawl has none
-        cf.finalize()
-        cf.set_meta(start_url=S + "/", finished_at="2026-11-30T00:00:00+00:00", cut_short="")
-    else:
-        cf.set_meta(start_url=S + "/", cut_short="")
-    return cf
+    return crawl_file_of(path, S + "/", fetched, finished=finished)
 
 
 @pytest.mark.parametrize("finished", [True, False], ids=["finished", "interrupted"])

@@ -7,12 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from fairfetch.audit.crawlfile import CrawlFile
-from fairfetch.audit.pagerows import Fetched, PageRowBuilder
+from fairfetch.audit.pagerows import Fetched
 from fairfetch.audit.rules import CATALOGUE, Thresholds, run_rules
-from fairfetch.audit.urls import Scope
 from fairfetch.audit.view import PageRow, load_view
 
-from .conftest import good_page, site
+from .conftest import crawl_file_of, good_page, site
 
 S = "http://site.test"
 HOME = (
@@ -23,8 +22,6 @@ HOME = (
 
 
 def _crawl_file(path: Path) -> CrawlFile:
-    cf = CrawlFile(path)
-    builder = PageRowBuilder(Scope(S + "/"), {}, {})
     html = {"content-type": "text/html"}
     fetched = [
         Fetched(S + "/", 200, None, "", html, HOME, len(HOME), 0.01),
@@ -36,16 +33,7 @@ def _crawl_file(path: Path) -> CrawlFile:
         Fetched(S + "/hop", 301, None, "", {"location": "/nowhere"}, b"", 0, 0.01),
         Fetched(S + "/fine", 301, None, "", {"location": "/"}, b"", 0, 0.01),
     ]
-    ops: list[tuple[str, object]] = [
-        ("queue", (i, f.url, min(i - 1, 1), min(i - 1, 1), "link"))
-        for i, f in enumerate(fetched, 1)
-    ]
-    for i, f in enumerate(fetched, 1):
-        ops.extend(builder.build(i, f).ops)
-    cf.write_batch(ops)
-    cf.finalize()
-    cf.set_meta(start_url=S + "/", finished_at="2026-11-30T00:00:00+00:00", cut_short="")
-    return cf
+    return crawl_file_of(path, S + "/", fetched)
 
 
 def test_audit_redirect_without_location_is_reported(tmp_path: Path) -> None:

@@ -8,10 +8,11 @@ from pathlib import Path
 
 from fairfetch.audit.crawlfile import CrawlFile
 from fairfetch.audit.export import export_crawl
-from fairfetch.audit.pagerows import Fetched, PageRowBuilder
+from fairfetch.audit.pagerows import Fetched
 from fairfetch.audit.rules import run_rules
-from fairfetch.audit.urls import Scope
 from fairfetch.audit.view import load_view
+
+from .conftest import crawl_file_of
 
 S = "http://site.test"
 HOME = (
@@ -21,8 +22,6 @@ HOME = (
 
 
 def _crawl_file(path: Path) -> CrawlFile:
-    cf = CrawlFile(path)
-    builder = PageRowBuilder(Scope(S + "/"), {}, {})
     html = {"content-type": "text/html"}
     fetched = [
         Fetched(S + "/", 200, None, "", html, HOME, len(HOME), 0.01),
@@ -30,16 +29,7 @@ def _crawl_file(path: Path) -> CrawlFile:
         Fetched(S + "/gone", 404, None, "", html, b"<p>no</p>", 9, 0.01),
         Fetched(S + "/later", 503, None, "", {"retry-after": "60"}, b"", 0, 0.01),
     ]
-    ops: list[tuple[str, object]] = [
-        ("queue", (i, f.url, min(i - 1, 1), min(i - 1, 1), "link"))
-        for i, f in enumerate(fetched, 1)
-    ]
-    for i, f in enumerate(fetched, 1):
-        ops.extend(builder.build(i, f).ops)
-    cf.write_batch(ops)
-    cf.finalize()
-    cf.set_meta(start_url=S + "/", finished_at="2026-11-30T00:00:00+00:00", cut_short="")
-    return cf
+    return crawl_file_of(path, S + "/", fetched)
 
 
 def test_audit_throttled_pages_are_not_judged(tmp_path: Path) -> None:
@@ -77,29 +67,19 @@ def test_audit_throttled_pages_in_the_export(tmp_path: Path) -> None:
 def test_audit_redirect_to_a_throttled_page_is_not_judged(tmp_path: Path) -> None:
     """A redirect whose destination the site kept throttling lands on no verdict either: it
     was 'Redirect to a 4xx/5xx destination (429)'."""
-    cf = CrawlFile(tmp_path / "r.db")
+    body = (
+        b"<!doctype html><html lang=en><head><title>Home</title></head><body>"
+        b'<a href="/go">go</a><a href="/go-gone">gone</a></body></html>'
+    )
+    fetched = [
+        Fetched(S + "/", 200, None, "", {"content-type": "text/html"}, body, len(body), 0.01),
+        Fetched(S + "/go", 301, None, "", {"location": "/busy"}, b"", 0, 0.01),
+        Fetched(S + "/go-gone", 301, None, "", {"location": "/gone"}, b"", 0, 0.01),
+        Fetched(S + "/busy", 429, None, "", {"retry-after": "120"}, b"", 0, 0.01),
+        Fetched(S + "/gone", 404, None, "", {}, b"", 0, 0.01),
+    ]
+    cf = crawl_file_of(tmp_path / "r.db", S + "/", fetched)
     try:
-        builder = PageRowBuilder(Scope(S + "/"), {}, {})
-        body = (
-            b"<!doctype html><html lang=en><head><title>Home</title></head><body>"
-            b'<a href="/go">go</a><a href="/go-gone">gone</a></body></html>'
-        )
-        fetched = [
-            Fetched(S + "/", 200, None, "", {"content-type": "text/html"}, body, len(body), 0.01),
-            Fetched(S + "/go", 301, None, "", {"location": "/busy"}, b"", 0, 0.01),
-            Fetched(S + "/go-gone", 301, None, "", {"location": "/gone"}, b"", 0, 0.01),
-            Fetched(S + "/busy", 429, None, "", {"retry-after": "120"}, b"", 0, 0.01),
-            Fetched(S + "/gone", 404, None, "", {}, b"", 0, 0.01),
-        ]
-        ops: list[tuple[str, object]] = [
-            ("queue", (i, f.url, min(i - 1, 1), min(i - 1, 1), "link"))
-            for i, f in enumerate(fetched, 1)
-        ]
-        for i, f in enumerate(fetched, 1):
-            ops.extend(builder.build(i, f).ops)
-        cf.write_batch(ops)
-        cf.finalize()
-        cf.set_meta(start_url=S + "/", finished_at="2026-11-30T00:00:00+00:00", cut_short="")
         site = load_view(cf.conn)
     finally:
         cf.close()
