@@ -39,7 +39,7 @@ from fairfetch.config import Settings
 from fairfetch.notify.render import message_id
 from fairfetch.notify.service import send_due
 from fairfetch.notify.sink import LoopbackController
-from fairfetch.store import open_store
+from fairfetch.store import FeedRecord, SqlStore, open_store
 from fairfetch.testing import Testbed, testbed_thread
 
 TOKEN = "chaos-admin-token"
@@ -446,7 +446,7 @@ import asyncio, sys
 from datetime import datetime
 from fairfetch.config import load_settings
 from fairfetch.notify.service import send_due
-from fairfetch.store import open_store
+from fairfetch.store import FeedRecord, SqlStore, open_store
 settings = load_settings(db=sys.argv[1])
 store = open_store(sys.argv[1])
 report = asyncio.run(send_due(store, settings, now=datetime.fromisoformat(sys.argv[2])))
@@ -600,6 +600,32 @@ def _waiting_on_a_lock(engine: sa.Engine) -> bool:
             "SELECT count(*) FROM pg_locks WHERE NOT granted")).scalar())
 
 
+def _daily_digest_reader(
+    store: SqlStore, now: datetime
+) -> tuple[FeedRecord, dict[str, Any], Callable[[sa.Connection, int], int]]:
+    """A feed, its one confirmed daily-digest subscription, and how to store its n-th entry."""
+    from fairfetch.store import notify_repo
+    from fairfetch.store.tables import entries
+
+    feed, _ = store.add_feed("http://growing0.test/feed.xml", now=now,
+                             politeness_key="growing0.test")
+    sub = notify_repo.subscribe(
+        store, "dg@example.org", feed.id, mode="daily", hour=7, weekday=0, tz="UTC",
+        only=(), exclude=(), now=now,
+    ).subscription
+    notify_repo.confirm(store, sub["confirm_token"], now)
+
+    def add_entry(conn: sa.Connection, n: int) -> int:
+        at = now + timedelta(seconds=n)
+        return int(conn.execute(
+            entries.insert().values(feed_id=feed.id, entry_id=f"e{n}", title=f"item {n}",
+                                    first_seen_at=at, last_seen_at=at)
+            .returning(entries.c.id)
+        ).scalar_one())
+
+    return feed, sub, add_entry
+
+
 def test_digest_issue_rendered_after_closing_holds_what_a_crawl_committing_meanwhile_added(
     pg_url: str,
 ) -> None:
@@ -609,26 +635,11 @@ def test_digest_issue_rendered_after_closing_holds_what_a_crawl_committing_meanw
     close waits for the crawl's transaction, or the crawl sees the issue closed."""
     from fairfetch.store import notify_repo
     from fairfetch.store.notify_outbox import enqueue_new_entries
-    from fairfetch.store.tables import entries
 
     now = datetime.now(UTC)
     store = open_store(pg_url)
     try:
-        feed, _ = store.add_feed("http://growing0.test/feed.xml", now=now,
-                                 politeness_key="growing0.test")
-        sub = notify_repo.subscribe(
-            store, "dg@example.org", feed.id, mode="daily", hour=7, weekday=0, tz="UTC",
-            only=(), exclude=(), now=now,
-        ).subscription
-        notify_repo.confirm(store, sub["confirm_token"], now)
-
-        def add_entry(conn: sa.Connection, n: int) -> int:
-            at = now + timedelta(seconds=n)
-            return int(conn.execute(
-                entries.insert().values(feed_id=feed.id, entry_id=f"e{n}", title=f"item {n}",
-                                        first_seen_at=at, last_seen_at=at)
-                .returning(entries.c.id)
-            ).scalar_one())
+        feed, _sub, add_entry = _daily_digest_reader(store, now)
 
         with store.engine.begin() as conn:
             first = add_entry(conn, 1)
@@ -677,27 +688,12 @@ def test_digest_sent_while_a_crawl_opens_the_next_issue_is_marked_sent(pg_url: s
     was sent again."""
     from fairfetch.store import notify_repo
     from fairfetch.store.notify_outbox import enqueue_new_entries
-    from fairfetch.store.tables import entries
     from fairfetch.store.tables_notify import notify_digest_items
 
     now = datetime.now(UTC)
     store = open_store(pg_url)
     try:
-        feed, _ = store.add_feed("http://growing0.test/feed.xml", now=now,
-                                 politeness_key="growing0.test")
-        sub = notify_repo.subscribe(
-            store, "dg@example.org", feed.id, mode="daily", hour=7, weekday=0, tz="UTC",
-            only=(), exclude=(), now=now,
-        ).subscription
-        notify_repo.confirm(store, sub["confirm_token"], now)
-
-        def add_entry(conn: sa.Connection, n: int) -> int:
-            at = now + timedelta(seconds=n)
-            return int(conn.execute(
-                entries.insert().values(feed_id=feed.id, entry_id=f"e{n}", title=f"item {n}",
-                                        first_seen_at=at, last_seen_at=at)
-                .returning(entries.c.id)
-            ).scalar_one())
+        feed, sub, add_entry = _daily_digest_reader(store, now)
 
         with store.engine.begin() as conn:
             enqueue_new_entries(conn, feed.id, [add_entry(conn, 1)], now, False)
