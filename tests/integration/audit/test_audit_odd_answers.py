@@ -15,6 +15,7 @@ from fairfetch.audit.crawler import CrawlOptions, CrawlStats, crawl_site
 from fairfetch.audit.rules import run_rules
 from fairfetch.audit.view import load_view
 from fairfetch.config import Settings
+from fairfetch.testing import loopback_server
 
 SITE = "odd-audit.test"
 HOME = (
@@ -66,19 +67,9 @@ async def odd_site() -> AsyncIterator[OddSite]:
             )
         return web.Response(status=404)
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", handle)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    server = site._server
-    assert server is not None
-    odd.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    try:
+    async with loopback_server(handle) as port:
+        odd.port = port
         yield odd
-    finally:
-        await runner.cleanup()
 
 
 async def _crawl(odd: OddSite, out: Path, path: str = "/", **kw: object) -> CrawlStats:

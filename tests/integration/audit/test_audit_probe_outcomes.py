@@ -23,6 +23,7 @@ from fairfetch.audit.rules import run_rules
 from fairfetch.audit.view import load_view
 from fairfetch.config import Settings
 from fairfetch.errors import AuditError
+from fairfetch.testing import loopback_server
 
 SITE = "mini-audit.test"
 BUSY = "busy-elsewhere.test"
@@ -124,24 +125,13 @@ async def mini_web() -> AsyncIterator[MiniWeb]:
                 raise web.HTTPMovedPermanently(f"http://{DEAD}:{web_.dead_port}/product")
         return web.Response(status=404)
 
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", handle)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    server = site._server
-    assert server is not None
-    web_.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     # Bound and not listening: connections to it are refused while we hold it.
-    dead = socket.socket()
-    dead.bind(("127.0.0.1", 0))
-    web_.dead_port = dead.getsockname()[1]
-    try:
-        yield web_
-    finally:
-        dead.close()
-        await runner.cleanup()
+    with socket.socket() as dead:
+        dead.bind(("127.0.0.1", 0))
+        web_.dead_port = dead.getsockname()[1]
+        async with loopback_server(handle) as port:
+            web_.port = port
+            yield web_
 
 
 async def _crawl(mini: MiniWeb, out: Path, path: str = "/") -> CrawlStats:
