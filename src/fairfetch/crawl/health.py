@@ -16,7 +16,12 @@ The rules that matter most:
   the feed unread, but it is not the feed's failure: the publisher forbade nothing and the feed
   may be fine. For ``robots_grace`` after the feed's last success (or its addition) it defers
   the feed to its usual interval, recording why in ``last_error``, and changes nothing else.
-  Past that, a feed unreadable for a month counts like any failure.
+  Past that, RFC 9309 §2.3.1.4 lets a crawler assume robots.txt unavailable (no rules, as for
+  a 4xx): :func:`robots_assumed_unavailable` says so, and the crawl loop then reads the feed
+  without robots.txt (``Outcome.robots_absent``), noting it in ``last_error``
+  (:data:`ROBOTS_ABSENT_MARK`) so ``feeds show`` tells why. The note is what keeps the feed in
+  that regime (a read resets ``last_success_at``, which would otherwise start another month of
+  deferral) until robots.txt answers again; that first normal read removes it.
 - The 10th consecutive failure, or a 410, makes a feed dead: no ``next_crawl_at``; it is probed
   monthly (the store finds dead feeds by ``last_fetched_at``) and revived by any success.
 """
@@ -33,6 +38,7 @@ from typing import Any
 
 __all__ = [
     "FAILURE_WEIGHTS",
+    "ROBOTS_ABSENT_MARK",
     "Decision",
     "FeedState",
     "HealthPolicy",
@@ -41,6 +47,7 @@ __all__ = [
     "backoff_delay",
     "decide",
     "jitter_fraction",
+    "robots_assumed_unavailable",
 ]
 
 
@@ -125,6 +132,8 @@ class Outcome:
     hint_seconds: float | None = None
     #: Publication times of the entries in the document, for the adaptive interval.
     entry_times: Sequence[datetime] = field(default_factory=tuple)
+    #: The feed was fetched as if its robots.txt were absent (unreachable past the grace).
+    robots_absent: bool = False
 
 
 @dataclass(frozen=True)
@@ -208,6 +217,29 @@ def _within_robots_grace(state: FeedState, now: datetime, policy: HealthPolicy) 
     return since is not None and (now - since).total_seconds() < policy.robots_grace
 
 
+#: In ``last_error`` (and the crawls row) of a feed read as if its robots.txt were absent.
+ROBOTS_ABSENT_MARK = (
+    "robots.txt unreachable for over the grace (30 days): read as if absent (RFC 9309 §2.3.1.4)"
+)
+_ROBOTS_ABSENT_NOTE = f"robots_unavailable: {ROBOTS_ABSENT_MARK}"
+
+
+def robots_assumed_unavailable(state: FeedState, now: datetime, policy: HealthPolicy) -> bool:
+    """Whether a feed whose robots.txt is unreachable now (no good copy standing in) is read as
+    if robots.txt were absent.
+
+    Yes when the feed is already read that way (its ``last_error`` carries the mark), or when
+    it has been deferred for an unreachable robots.txt (its last attempt said so) for longer
+    than ``robots_grace`` since its last success or addition. A feed whose last attempt failed
+    for another reason (a dead feed's monthly probe) has no evidence that robots.txt has been
+    unreachable for long, so one 5xx today does not lift the rules.
+    """
+    last = state.last_error or ""
+    if ROBOTS_ABSENT_MARK in last:
+        return True
+    return last.startswith("robots_unreachable") and not _within_robots_grace(state, now, policy)
+
+
 def decide(state: FeedState, outcome: Outcome, now: datetime, policy: HealthPolicy) -> Decision:
     """The new values of the feed's columns after ``outcome``, per DESIGN.md's table."""
     if outcome.kind == "throttled":
@@ -233,6 +265,10 @@ def decide(state: FeedState, outcome: Outcome, now: datetime, policy: HealthPoli
             "interval_seconds": interval,
             "next_crawl_at": now + timedelta(seconds=delay),
         }
+        if outcome.robots_absent:
+            changes["last_error"] = _ROBOTS_ABSENT_NOTE
+        elif state.last_error and ROBOTS_ABSENT_MARK in state.last_error:
+            changes["last_error"] = None  # robots.txt answered again: the note no longer holds
         changes.update(_redirect_changes(state, outcome, policy))
         return Decision(changes, outcome.kind)
 
@@ -241,6 +277,8 @@ def decide(state: FeedState, outcome: Outcome, now: datetime, policy: HealthPoli
     detail = outcome.error_detail or (f"HTTP {outcome.http_status}" if outcome.http_status else "")
     count = state.error_count + 1
     last_error = f"{kind}: {detail}" if detail else kind
+    if outcome.robots_absent:
+        last_error = f"{last_error}; {ROBOTS_ABSENT_MARK}"
     if kind == "robots_unreachable" and _within_robots_grace(state, now, policy):
         # Not the feed's failure: look again at the feed's own rhythm, say why, touch nothing
         # else (not last_fetched_at either: we did not read the publisher's feed).

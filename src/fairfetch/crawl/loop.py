@@ -29,7 +29,14 @@ from fairfetch.crawl.fetch_reading import (
     metadata_changes,
     permanent_target,
 )
-from fairfetch.crawl.health import Decision, HealthPolicy, Outcome, decide
+from fairfetch.crawl.health import (
+    ROBOTS_ABSENT_MARK,
+    Decision,
+    HealthPolicy,
+    Outcome,
+    decide,
+    robots_assumed_unavailable,
+)
 from fairfetch.crawl.outage import OutageDetector
 from fairfetch.crawl.results import AccountingError, AddReport, CrawlSummary, FeedResult, utcnow
 from fairfetch.crawl.robots_store import StoreRobotsBacking
@@ -63,6 +70,8 @@ class _Job:
     trigger: str
     future: asyncio.Future[FeedResult]
     keep_ids: bool = False
+    #: Fetched as if its robots.txt were absent (unreachable past the grace, RFC 9309 §2.3.1.4).
+    robots_absent: bool = False
 
 
 #: Due feeds whose stored robots.txt copies are read in one query before they are submitted.
@@ -490,6 +499,18 @@ class Crawler:
                 last_modified=feed.last_modified,
                 check_robots=self.settings.obey_robots,
             )
+            if result.error_kind == "robots_unreachable" and robots_assumed_unavailable(
+                feed_state(feed), self.clock(), self.policy
+            ):
+                # robots.txt has been unreachable for longer than the grace: RFC 9309
+                # §2.3.1.4 lets us treat it as unavailable (no rules), as for a 4xx.
+                job.robots_absent = True
+                result = await self.fetcher.fetch(
+                    feed.url,
+                    etag=feed.etag,
+                    last_modified=feed.last_modified,
+                    check_robots=False,
+                )
         except Exception as exc:
             # A bug in our fetch path: loud in the log and in crawls (kind "internal"), but not
             # the publisher's fault, so it touches no health column; the feed comes back later.
@@ -521,7 +542,10 @@ class Crawler:
         entry_ids: frozenset[str] = frozenset()
         if result.throttled:
             outcome = Outcome(
-                "throttled", http_status=result.status, retry_after=result.retry_after
+                "throttled",
+                http_status=result.status,
+                retry_after=result.retry_after,
+                robots_absent=job.robots_absent,
             )
             if result.address:
                 # Evidence of a shared backend: hosts of different domains on one address,
@@ -535,6 +559,7 @@ class Crawler:
                 http_status=304,
                 permanent_target=permanent_target(result),
                 hint_seconds=hint_seconds(Feed(), result.headers),
+                robots_absent=job.robots_absent,
             )
         elif result.ok:
             if parsed is None:
@@ -543,7 +568,11 @@ class Crawler:
                 kind = "not_a_feed" if looks_like_html(result.body) else "parse"
                 detail = "; ".join(parsed.problems[:3]) or kind
                 outcome = Outcome(
-                    "error", error_kind=kind, error_detail=detail, http_status=result.status
+                    "error",
+                    error_kind=kind,
+                    error_detail=detail,
+                    http_status=result.status,
+                    robots_absent=job.robots_absent,
                 )
                 parsed = None
             else:
@@ -564,6 +593,7 @@ class Crawler:
                     entry_times=tuple(
                         t for e in parsed.entries if (t := e.published or e.updated) is not None
                     ),
+                    robots_absent=job.robots_absent,
                 )
                 entry_ids = frozenset(e.id for e in parsed.entries)
                 extra = metadata_changes(feed, parsed, result)
@@ -573,6 +603,7 @@ class Crawler:
                 error_kind=result.error_kind or "http",
                 error_detail=result.error_detail,
                 http_status=result.status,
+                robots_absent=job.robots_absent,
             )
         decision: Decision = decide(feed_state(feed), outcome, now, self.policy)
         changes = dict(decision.changes)
@@ -582,6 +613,10 @@ class Crawler:
                 changes["politeness_key"] = politeness_key(changes["url"], extra.get("backend"))
             self.outages.observe_success(time.monotonic())
             self._outage_recorded = False
+        error_detail = outcome.error_detail if decision.outcome == "error" else None
+        if job.robots_absent and decision.outcome != "throttled":
+            note = ROBOTS_ABSENT_MARK
+            error_detail = f"{error_detail}; {note}" if error_detail else note
         write = CrawlWrite(
             feed_id=feed.id,
             url=feed.url,
@@ -591,7 +626,7 @@ class Crawler:
             feed_changes=changes,
             http_status=result.status,
             error_kind=outcome.error_kind if decision.outcome == "error" else None,
-            error_detail=outcome.error_detail if decision.outcome == "error" else None,
+            error_detail=error_detail,
             bytes=result.bytes_read,
             duration=result.duration,
             trigger=job.trigger,
