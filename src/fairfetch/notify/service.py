@@ -1,8 +1,10 @@
 """The notifier: deliver what the outbox says is due, oldest first, within the rate limit.
 
-Delivery order per message: render -> SMTP -> mark sent (with its charges) in one transaction.
-A crash between the server's acceptance and the mark resends that one message with the same
-Message-ID; nothing is marked sent before the server accepted it, so nothing is lost.
+Delivery order per message: claim -> hold the sponsors' credits -> render -> SMTP -> mark sent
+(the held credits become its charges) in one transaction. A crash between the server's
+acceptance and the mark resends that one message with the same Message-ID; nothing is marked
+sent before the server accepted it, so nothing is lost. The credit is held before the send, not
+read: two senders reading one balance both spent the publisher's last credit.
 """
 
 from __future__ import annotations
@@ -66,6 +68,13 @@ class _Prepared:
     cancel_reason: str | None = None
 
 
+def _held(paying: set[int]) -> dict[int, int]:
+    """The balances the billing decision sees: one credit for each publisher whose credit is
+    held for this message, none for the others (whatever their balance was when read: another
+    sender may be spending it)."""
+    return dict.fromkeys(paying, 1)
+
+
 def _prepare(
     store: SqlStore,
     settings: Settings,
@@ -83,7 +92,6 @@ def _prepare(
         ctx: dict[str, Any] | None
         if contexts is not None and row["id"] in contexts:
             ctx = dict(contexts[row["id"]])
-            ctx["balances"] = repo.publisher_balances(store, ctx["sponsors"].values())
         else:
             ctx = repo.item_context(store, row["id"])
         if ctx is None:
@@ -99,8 +107,11 @@ def _prepare(
                 return _Prepared(None, cancel_reason=f"subscription is {sub['status']}")
             if ctx["entry"] is None:
                 return _Prepared(None, cancel_reason="entry no longer stored")
+            pub = ctx["sponsors"].get(sub["feed_id"])
+            paying = repo.hold_credits(store, row["id"], [] if pub is None else [pub], now,
+                                       note=f"realtime feed {sub['feed_id']}")
             decision = decide_realtime(
-                sub["reader_id"], sub["feed_id"], ctx["sponsors"], ctx["balances"]
+                sub["reader_id"], sub["feed_id"], ctx["sponsors"], _held(paying)
             )
             r = render.item(
                 sub, ctx["feed"], ctx["entry"], links, sponsor_exhausted=bool(decision.exhausted)
@@ -114,8 +125,13 @@ def _prepare(
     items = [i for i in dctx["items"] if i["subscription_status"] == "active"]
     if not items:
         return _Prepared(None, cancel_reason="no items left (all their subscriptions ended)")
+    sponsors = dctx["sponsors"]
+    paying = repo.hold_credits(
+        store, row["id"], {sponsors[i["feed_id"]] for i in items if i["feed_id"] in sponsors},
+        now, note="digest issue",
+    )
     decision = decide_digest(
-        row["reader_id"], [i["feed_id"] for i in items], dctx["sponsors"], dctx["balances"]
+        row["reader_id"], [i["feed_id"] for i in items], sponsors, _held(paying)
     )
     exhausted = sorted(
         {

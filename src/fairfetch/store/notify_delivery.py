@@ -288,6 +288,98 @@ def publisher_balances(store: SqlStore, publisher_ids: Iterable[int]) -> dict[in
         return balances_in(conn, ids)
 
 
+#: Ledger kinds of a publisher's credit set aside for one outbox row before its mail goes on the
+#: wire (``hold``), given back when the row is not delivered after all (``released``, amount 0).
+#: A hold becomes the ``charge`` when the server accepts the mail.
+HOLD, RELEASED = "hold", "released"
+
+
+def _charge_key(outbox_id: int, kind: str, party: int) -> str:
+    return f"{outbox_id}:{kind}:{party}"
+
+
+def hold_credits(
+    store: SqlStore, outbox_id: int, publisher_ids: Iterable[int], now: datetime, *,
+    note: str = "",
+) -> set[int]:
+    """Set one credit of each publisher aside for this outbox row, before its mail is sent.
+
+    Returns the publishers that pay for the row: those whose credit is held for it now or was
+    held by an earlier attempt (a retry or a resend after a crash costs nothing more). A
+    publisher without a credit left is not in it: the reader pays and is told, as when the
+    balance ran out.
+
+    Two senders may decide at once who pays for two mails of one publisher: the balance is
+    checked and debited in one statement, under a lock on the publisher's row on PostgreSQL
+    (the write lock on SQLite), so its last credit pays for one mail only. Reading the balance
+    and booking the charge after the send let both senders spend it.
+    """
+    ids = sorted(set(publisher_ids))
+    if not ids:
+        return set()
+    held: set[int] = set()
+    with store.engine.begin() as conn:
+        # FOR NO KEY UPDATE: holds of one publisher queue up; ledger inserts that only reference
+        # the publisher (a grant, another feed's charge) are not blocked by it
+        conn.execute(
+            sa.select(notify_publishers.c.id)
+            .where(notify_publishers.c.id.in_(ids))
+            .order_by(notify_publishers.c.id)
+            .with_for_update(key_share=True)
+        ).all()
+        for pid in ids:
+            key = _charge_key(outbox_id, "publisher", pid)
+            before = conn.execute(
+                sa.select(notify_ledger.c.kind).where(notify_ledger.c.charge_key == key)
+            ).scalar()
+            if before is not None:
+                if before in (HOLD, "charge"):
+                    held.add(pid)
+                continue
+            balance = (
+                sa.select(sa.func.coalesce(sa.func.sum(notify_ledger.c.amount), 0))
+                .where(notify_ledger.c.publisher_id == pid)
+                .scalar_subquery()
+            )
+            src = sa.select(
+                sa.literal(now, notify_ledger.c.at.type),
+                sa.literal(HOLD),
+                sa.literal(pid),
+                sa.literal(-1),
+                sa.literal(outbox_id),
+                sa.literal(key),
+                sa.literal(note),
+            ).where(balance >= 1)
+            got = conn.execute(
+                notify_ledger.insert()
+                .from_select(
+                    ["at", "kind", "publisher_id", "amount", "outbox_id", "charge_key", "note"],
+                    src,
+                )
+                .returning(notify_ledger.c.id)
+            ).first()
+            if got is not None:  # (rowcount of INSERT … SELECT is -1 on psycopg)
+                held.add(pid)
+    return held
+
+
+def _release_holds(
+    conn: sa.Connection, outbox_id: int, reason: str, *, keep: Iterable[int] = ()
+) -> None:
+    """Give back the credits held for a row that was not delivered (or that a publisher no
+    longer pays for): the hold stays in the ledger, at 0, saying why."""
+    q = notify_ledger.update().where(
+        notify_ledger.c.outbox_id == outbox_id, notify_ledger.c.kind == HOLD
+    )
+    kept = sorted(set(keep))
+    if kept:
+        q = q.where(notify_ledger.c.publisher_id.not_in(kept))
+    conn.execute(
+        q.values(kind=RELEASED, amount=0, note=sa.func.substr(
+            notify_ledger.c.note + sa.literal(f" (released: {reason})"), 1, 500))
+    )
+
+
 def digest_context(store: SqlStore, outbox_id: int) -> dict[str, Any] | None:
     """The issue's items (of subscriptions still active), grouped by feed, plus billing inputs."""
     with store.engine.connect() as conn:
@@ -376,8 +468,25 @@ def mark_sent(
                 .where(notify_readers.c.id == reader_id.scalar_subquery())
                 .values(hard_failures=0, flagged_at=None)
             )
+        paying = [c.party[1] for c in charges if c.party[0] == "publisher"]
+        # a held credit becomes the charge, booked at the send; one no longer needed is given back
+        conn.execute(
+            notify_ledger.update()
+            .where(
+                notify_ledger.c.outbox_id == outbox_id,
+                notify_ledger.c.kind == HOLD,
+                notify_ledger.c.publisher_id.in_(paying or [-1]),
+            )
+            .values(kind="charge", at=now)
+        )
+        _release_holds(conn, outbox_id, "not charged", keep=paying)
         for c in charges:
             kind, party = c.party
+            key = _charge_key(outbox_id, kind, party)
+            if conn.execute(
+                sa.select(notify_ledger.c.id).where(notify_ledger.c.charge_key == key)
+            ).first() is not None:
+                continue  # booked from its hold above
             conn.execute(
                 notify_ledger.insert().values(
                     at=now,
@@ -386,7 +495,7 @@ def mark_sent(
                     reader_id=party if kind == "reader" else None,
                     amount=-abs(c.amount),
                     outbox_id=outbox_id,
-                    charge_key=f"{outbox_id}:{kind}:{party}",
+                    charge_key=key,
                     note=c.note,
                 )
             )
@@ -516,6 +625,7 @@ def mark_failed(
             .where(notify_outbox.c.id == outbox_id)
             .values(status="failed", attempts=notify_outbox.c.attempts + 1, last_error=error[:500])
         )
+        _release_holds(conn, outbox_id, "not delivered")
         rid = conn.execute(
             sa.select(notify_outbox.c.reader_id).where(notify_outbox.c.id == outbox_id)
         ).scalar_one()
@@ -540,11 +650,13 @@ def mark_failed(
 def cancel(store: SqlStore, outbox_id: int, reason: str, *, status: str = "cancelled") -> None:
     """Not sent, on purpose, with the reason recorded (unsubscribed, address flagged, …)."""
     with store.engine.begin() as conn:
-        conn.execute(
+        done = conn.execute(
             notify_outbox.update()
             .where(notify_outbox.c.id == outbox_id, notify_outbox.c.status == "pending")
             .values(status=status, last_error=reason[:500])
-        )
+        ).rowcount
+        if done:
+            _release_holds(conn, outbox_id, "not sent")
 
 
 def list_outbox(store: SqlStore, *, limit: int = 200) -> list[dict[str, Any]]:
