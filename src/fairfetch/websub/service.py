@@ -26,15 +26,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from fairfetch.config import Settings
 from fairfetch.store import SqlStore
 from fairfetch.store import websub_repo as repo
 from fairfetch.websub import lease
 from fairfetch.websub.discovery import Discovery, discover
-from fairfetch.websub.hub_client import callback_url, request_subscription, subscription_form
+from fairfetch.websub.hub_client import (
+    HubAnswer,
+    callback_url,
+    request_subscription,
+    subscription_form,
+)
 from fairfetch.websub.payload import Payload, read_payload
 from fairfetch.websub.ping import decide_ping, needs_refetch
+from fairfetch.websub.reach import callback_scope, unreachable_callback
 from fairfetch.websub.signature import Verdict, check_signature, new_secret
 from fairfetch.websub.state import Event, InvalidTransition, accepts_delivery, accepts_verification
 
@@ -159,6 +166,9 @@ class WebSubService:
         if not found.found:
             return SubscribeOutcome(url, found, None, detail or "no hub advertised")
         assert found.self_url is not None
+        why = await self._unreachable_from(found.hubs[0])
+        if why is not None:
+            return SubscribeOutcome(found.self_url, found, None, why)
         now = self.clock()
         sub = await self._db(
             repo.create_subscription,
@@ -172,6 +182,24 @@ class WebSubService:
         )
         sub = await self.request(sub, "subscribe")
         return SubscribeOutcome(found.self_url, found, sub, sub.last_error or "")
+
+    async def _unreachable_from(self, hub_url: str) -> str | None:
+        """Why ``hub_url`` could never verify a callback on ``public_url`` (see websub/reach),
+        resolving the hub's name only when public_url is on loopback or a private network."""
+        if callback_scope(self.settings.public_url) is None:
+            return None
+        try:
+            parts = urlsplit(hub_url)
+            host, port = parts.hostname, parts.port
+        except ValueError:
+            return None  # not requestable at all: the request records why
+        if not host:
+            return None
+        try:
+            addresses = await self.fetcher.resolver.resolve(host, port or 0)
+        except OSError:
+            addresses = []
+        return unreachable_callback(self.settings.public_url, hub_url, addresses)
 
     async def subscribe_feed(self, feed_id: int) -> SubscribeOutcome:
         feed = await self._db(self.store.get_feed, feed_id)
@@ -194,7 +222,11 @@ class WebSubService:
         elif mode == "subscribe" and sub.state not in ("pending", "active"):
             sub = await self._db(repo.apply_event, self.store, sub.id,
                                  Event.SUBSCRIBE_REQUESTED, started)
-        answer = await request_subscription(self.fetcher, sub.hub_url, form)
+        why = await self._unreachable_from(sub.hub_url)
+        if why is None:
+            answer = await request_subscription(self.fetcher, sub.hub_url, form)
+        else:  # a subscription made before public_url moved, or before this check existed
+            answer = HubAnswer(False, None, why, sub.hub_url)
         now = self.clock()
         attempts = sub.attempts + 1
         fresh = await self._db(repo.get_subscription, self.store, sub.id)
@@ -505,6 +537,15 @@ class WebSubService:
         return counts
 
     async def run_forever(self, stop: asyncio.Event, *, interval: float = 30.0) -> None:
+        scope = callback_scope(self.settings.public_url)
+        if scope is not None:
+            # Said once, up front: the per-feed reasons are only logged at info level.
+            log.warning(
+                "websub: public_url %s is a %s address: only hubs on %s can push to it; feeds "
+                "with other hubs are polled (set FAIRFETCH_PUBLIC_URL to enable their pushes)",
+                self.settings.public_url, scope,
+                "this machine" if scope == "loopback" else "a private network",
+            )  # fmt: skip
         while not stop.is_set():
             try:
                 await self.tick()
