@@ -16,6 +16,9 @@ from alembic.script import ScriptDirectory
 
 _SCRIPTS = str(Path(__file__).with_name("migrations"))
 
+#: First key of the PostgreSQL advisory lock that serialises migrations ("migr").
+_ADVISORY_NS = 0x6D696772
+
 
 def _config(connection: sa.Connection | None = None) -> Config:
     cfg = Config()
@@ -34,8 +37,33 @@ def is_current(engine: sa.Engine) -> bool:
 
 
 def upgrade(engine: sa.Engine) -> None:
-    """Apply every pending migration, in one transaction where the database allows it."""
+    """Apply every pending migration in one transaction: a start killed midway leaves the
+    database as it was, for the next start to upgrade."""
     if is_current(engine):
         return
+    if engine.dialect.name == "sqlite":
+        _upgrade_sqlite(engine)
+        return
     with engine.begin() as conn:
+        # Two processes starting together on a new database: the second waits here, then
+        # finds the schema current, instead of failing on the first one's tables.
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:ns, 0)"), {"ns": _ADVISORY_NS})
         command.upgrade(_config(conn), "heads")
+
+
+def _upgrade_sqlite(engine: sa.Engine) -> None:
+    """SQLite's DDL is transactional, but the Python driver only opens a transaction before
+    INSERT/UPDATE/DELETE, so each CREATE/ALTER committed on its own: a start killed midway left
+    half a schema under the old revision, and every later start failed on it ("duplicate
+    column", "table already exists"). So the driver's transaction handling is turned off and
+    we open the transaction ourselves. IMMEDIATE takes the write lock first: a second process
+    starting at the same moment waits (busy timeout), then finds the schema current."""
+    with engine.connect() as conn:
+        conn.execution_options(isolation_level="AUTOCOMMIT")
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        try:
+            command.upgrade(_config(conn), "heads")
+        except BaseException:
+            conn.exec_driver_sql("ROLLBACK")
+            raise
+        conn.exec_driver_sql("COMMIT")
