@@ -14,6 +14,8 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
+from fairfetch.errors import StoreError
+
 _SCRIPTS = str(Path(__file__).with_name("migrations"))
 
 #: First key of the PostgreSQL advisory lock that serialises migrations ("migr").
@@ -28,19 +30,37 @@ def _config(connection: sa.Connection | None = None) -> Config:
     return cfg
 
 
+def _current(engine: sa.Engine) -> set[str]:
+    with engine.connect() as conn:
+        return set(MigrationContext.configure(conn).get_current_heads())
+
+
 def is_current(engine: sa.Engine) -> bool:
     """True when every migration head is applied (cheap: one small query)."""
-    heads = set(ScriptDirectory.from_config(_config()).get_heads())
-    with engine.connect() as conn:
-        current = set(MigrationContext.configure(conn).get_current_heads())
-    return current == heads
+    return _current(engine) == set(ScriptDirectory.from_config(_config()).get_heads())
+
+
+def _refuse_unknown(engine: sa.Engine, current: set[str]) -> None:
+    """A revision we have no script for was written by a newer fairfetch (or another tool):
+    say so, naming the database and the revision, instead of Alembic's traceback."""
+    known = {script.revision for script in ScriptDirectory.from_config(_config()).walk_revisions()}
+    unknown = sorted(current - known)
+    if unknown:
+        shown = engine.url.render_as_string(hide_password=True)
+        raise StoreError(
+            f"database {shown!r} is at schema revision {', '.join(unknown)}, which this "
+            "fairfetch does not know: it was written by a newer fairfetch; run that version "
+            "(or restore a backup from before the upgrade)"
+        )
 
 
 def upgrade(engine: sa.Engine) -> None:
     """Apply every pending migration in one transaction: a start killed midway leaves the
     database as it was, for the next start to upgrade."""
-    if is_current(engine):
+    current = _current(engine)
+    if current == set(ScriptDirectory.from_config(_config()).get_heads()):
         return
+    _refuse_unknown(engine, current)
     if engine.dialect.name == "sqlite":
         _upgrade_sqlite(engine)
         return

@@ -16,6 +16,7 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 
+from fairfetch.errors import StoreError
 from fairfetch.feeds.model import Contact, Entry, Person
 from fairfetch.net.outcome import Hop
 from fairfetch.store import CrawlWrite, SqlStore, open_store, websub_repo
@@ -215,3 +216,37 @@ def test_store_ops_first_creation_killed_midway_is_finished_by_the_next_start(
     finally:
         store.close()
 
+
+
+def _fairfetch(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "fairfetch", *args],
+                          capture_output=True, text=True, check=False)
+
+
+def test_store_ops_database_of_a_newer_fairfetch_is_refused_naming_it_and_the_revision(
+    db_url: str,
+) -> None:
+    _fill(db_url)
+    engine = create_engine(db_url)
+    try:
+        with engine.begin() as conn:  # a later fairfetch added a migration after 0006
+            conn.execute(sa.text("UPDATE alembic_version SET version_num = '0099_future' "
+                                 "WHERE version_num = '0006_digest_closed'"))
+    finally:
+        engine.dispose()
+    before = _snapshot(db_url)
+
+    with pytest.raises(StoreError) as caught:
+        open_store(db_url)
+    message = str(caught.value)
+    shown = sa.make_url(db_url).render_as_string(hide_password=True)
+    assert shown in message
+    assert "0099_future" in message
+    assert _snapshot(db_url) == before
+
+    if db_url.startswith("sqlite"):  # what the operator sees: one line, no traceback
+        proc = _fairfetch("--db", db_url, "feeds", "list")
+        assert proc.returncode == 2, proc
+        assert "Traceback" not in proc.stderr
+        assert "0099_future" in proc.stderr
+        assert shown in proc.stderr
