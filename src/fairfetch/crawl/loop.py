@@ -90,11 +90,14 @@ class Crawler:
         *,
         fetcher: Fetcher | None = None,
         clock: Callable[[], datetime] = utcnow,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store
         self.settings = settings
         self.policy = HealthPolicy.from_settings(settings)
         self.clock = clock
+        #: The outage detector's clock (seconds; injectable so tests can pass its window).
+        self._mono = monotonic
         self._fetcher = fetcher
         self._own_fetcher = fetcher is None
         #: robots.txt answers outlive the process in the store (cron-style `crawl --once`).
@@ -487,8 +490,11 @@ class Crawler:
             del self._waiting[job.feed.id]
         if job.future.done():  # deferred while it waited: nothing to do
             return Feedback()
-        if self.outages.in_outage and job.trigger == "poll":
-            # Our network is down: don't spend the feed's request, leave it due.
+        if job.trigger == "poll" and not self.outages.may_probe(
+            job.feed.politeness_key, self._mono()
+        ):
+            # Our network is down: don't spend the feed's request, leave it due (a few
+            # feeds go out as probes, so that the end of the outage is noticed).
             job.future.set_result(FeedResult(job.feed.id, job.feed.url, "skipped:outage"))
             return Feedback()
         feed = job.feed
@@ -611,8 +617,11 @@ class Crawler:
             changes.update(extra)
             if "url" in changes:
                 changes["politeness_key"] = politeness_key(changes["url"], extra.get("backend"))
-            self.outages.observe_success(time.monotonic())
-            self._outage_recorded = False
+        if result.status is not None and result.error_kind not in NETWORK_ERROR_KINDS:
+            # Any HTTP answer shows the network reaching that key (a 404 as well as a 200).
+            self.outages.observe_success(feed.politeness_key, self._mono())
+            if not self.outages.in_outage:
+                self._outage_recorded = False
         error_detail = outcome.error_detail if decision.outcome == "error" else None
         if job.robots_absent and decision.outcome != "throttled":
             note = ROBOTS_ABSENT_MARK
@@ -637,12 +646,14 @@ class Crawler:
             first_crawl=feed.last_success_at is None and feed.entry_count == 0,
         )
         if decision.outcome == "error" and outcome.error_kind in NETWORK_ERROR_KINDS:
-            in_outage = self.outages.observe_network_failure(feed.politeness_key, time.monotonic())
+            in_outage = self.outages.observe_network_failure(feed.politeness_key, self._mono())
             self._held.append((write, job))
             if in_outage:
                 await self._flush_held(as_outage=True)
             return
-        if self._held and decision.outcome != "error":
+        if self._held and self.outages.network_fine(self._mono()):
+            # Answers from several keys: the network works, so the held failures are the
+            # feeds' own. (One answer is no such evidence: see crawl/outage.py.)
             await self._flush_held(as_outage=False)
         assert self._write_queue is not None
         await self._write_queue.put((write, job, entry_ids if job.keep_ids else frozenset()))
@@ -749,7 +760,7 @@ class Crawler:
             await asyncio.to_thread(
                 self.store.record_outage,
                 started,
-                self.outages.distinct_keys(time.monotonic()),
+                self.outages.distinct_keys(self._mono()),
                 f"{len(held)} network failures across unrelated keys; not counted against feeds",
             )
         assert self._write_queue is not None
