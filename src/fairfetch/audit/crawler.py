@@ -46,6 +46,10 @@ from fairfetch.net.outcome import FetchResult
 __all__ = ["CrawlOptions", "CrawlStats", "crawl_site"]
 
 _MAX_SITEMAP_FILES = 50
+#: Why a URL is status-checked, most telling first: an external row shows one (``via``). A
+#: redirect destination first (its row carries the redirect's far end), then what the older
+#: alphabetical choice gave; a foreign canonical or alternate only when no page links to it.
+_VIA_ORDER = ("redirect", "image", "link", "resource", "canonical", "hreflang")
 #: sitemaps.org's limit for one sitemap, uncompressed: a .xml.gz is never inflated past it.
 SITEMAP_MAX_BYTES = 50 * 1024 * 1024
 
@@ -155,7 +159,7 @@ class _Crawl:
         return self.concurrency if self.scope.contains(f"http://{host}/") else 1
 
     async def _register_probe(self, url: str, kind: str) -> None:
-        """Queue a status check. ``kind``: link | redirect | image | resource."""
+        """Queue a status check. ``kind``: one of _VIA_ORDER."""
         kinds = self.probe_kinds.get(url)
         if kinds is not None:
             kinds.add(kind)
@@ -259,7 +263,7 @@ class _Crawl:
             self.stats.externals_checked += 1
         if not internal or "redirect" in kinds:
             hops = json.dumps([{"url": h.url, "status": h.status} for h in result.hops])
-            via = "redirect" if "redirect" in kinds else sorted(kinds)[0]
+            via = next((k for k in _VIA_ORDER if k in kinds), "link")
             await self.sink.put(
                 "external_result",
                 (url, via, result.status, result.final_url, hops, error, method,

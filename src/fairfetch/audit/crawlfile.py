@@ -73,7 +73,7 @@ CREATE TABLE IF NOT EXISTS redirects (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS redirects_from ON redirects(from_url);
 CREATE TABLE IF NOT EXISTS externals (
-    url TEXT NOT NULL, via TEXT NOT NULL,          -- link | redirect | resource
+    url TEXT NOT NULL, via TEXT NOT NULL,  -- link|redirect|image|resource|canonical|hreflang
     status INTEGER, final_url TEXT, hops TEXT, error TEXT, method TEXT,
     checked_at TEXT, not_checked TEXT                -- reason when it was not checked
 );

@@ -127,8 +127,14 @@ class PageRowBuilder:
                 (u, f"alternate hreflang={lang}") for lang, u in facts.hreflang
             ]
             for target, rel in head_links:
-                links.append((page_id, seq, target, "", rel, int(contains(target)), "head"))
+                internal = contains(target)
+                links.append((page_id, seq, target, "", rel, int(internal), "head"))
                 seq += 1
+                if not internal and target not in seen_targets:
+                    # A foreign canonical or alternate is judged by its own rule, which needs
+                    # the far end's status: checked like a link, under its own name.
+                    seen_targets.add(target)
+                    probes.append((target, "canonical" if rel == "canonical" else "hreflang"))
             https = url.startswith("https:")
             seen_assets: set[str] = set()
             for asset in facts.assets:

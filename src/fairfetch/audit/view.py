@@ -92,6 +92,24 @@ class ExternalRow:
     not_checked: str | None = None
     sources: list[str] = field(default_factory=list)  # pages linking to it (first few)
     source_count: int = 0
+    final_url: str | None = None  # where its redirects ended, when they did
+
+    def far_end(self) -> str | None:
+        """What makes this URL no 200 page, or None: an error, a 4xx/5xx, or a redirect (the
+        status of a checked external is the one after its redirects)."""
+        if self.not_checked:
+            return None
+        if self.status is None:
+            return self.error or "no response"
+        if self.status >= 400:
+            return str(self.status)
+        if self.error:  # a chain that never reached a page (a loop, a bad Location)
+            return self.error
+        if self.status != 200:
+            return str(self.status)
+        if self.final_url and self.final_url != self.url:
+            return f"redirects to {self.final_url}"
+        return None
 
 
 @dataclass(slots=True)
@@ -146,6 +164,7 @@ class SiteView:
 
     def __post_init__(self) -> None:
         self.by_url = {p.url: p for p in self.pages}
+        self.external_by_url = {e.url: e for e in self.externals}
         self._html: list[PageRow] = []
         self._html_key: tuple[int, int] = (0, -1)
 
@@ -313,9 +332,10 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
         if len(lst) < sample_sources and from_url not in lst:
             lst.append(from_url)
     externals = [
-        ExternalRow(url, via, status, error, not_checked, sources.get(url, []), counts.get(url, 0))
-        for url, via, status, error, not_checked in conn.execute(
-            "SELECT url, via, status, error, not_checked FROM externals ORDER BY rowid"
+        ExternalRow(url, via, status, error, not_checked, sources.get(url, []), counts.get(url, 0),
+                    final_url)
+        for url, via, status, error, not_checked, final_url in conn.execute(
+            "SELECT url, via, status, error, not_checked, final_url FROM externals ORDER BY rowid"
         )
     ]
     images = [

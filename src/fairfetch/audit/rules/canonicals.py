@@ -37,6 +37,10 @@ def canonical_non200(site: SiteView, t: Thresholds) -> Out:
         target = site.by_url.get(p.canonical or "")
         if target is not None and target.status is not None and target.status >= 400:
             yield p.url, f"{p.canonical} ({target.status})"
+        far = site.external_by_url.get(p.canonical or "") if target is None else None
+        why = far.far_end() if far is not None else None
+        if why is not None and not why.startswith("redirects to"):
+            yield p.url, f"{p.canonical} ({why})"
 
 
 @rule("canonical-to-redirect", "canonicals", "warning", "Canonical points to a redirect",
@@ -47,3 +51,7 @@ def canonical_redirect(site: SiteView, t: Thresholds) -> Out:
         target = site.by_url.get(p.canonical or "")
         if target is not None and target.status is not None and 300 <= target.status < 400:
             yield p.url, f"{p.canonical} ({target.status})"
+        far = site.external_by_url.get(p.canonical or "") if target is None else None
+        why = far.far_end() if far is not None else None
+        if why is not None and why.startswith("redirects to"):
+            yield p.url, f"{p.canonical} ({why})"

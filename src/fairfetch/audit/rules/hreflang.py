@@ -19,6 +19,10 @@ def hreflang_non200(site: SiteView, t: Thresholds) -> Out:
             target = site.by_url.get(href)
             if target is not None and target.status != 200:
                 yield p.url, f"{lang}: {href} ({target.status})"
+            far = site.external_by_url.get(href) if target is None else None
+            why = far.far_end() if far is not None else None
+            if why is not None:
+                yield p.url, f"{lang}: {href} ({why})"
 
 
 @rule("hreflang-missing-return", "hreflang", "warning", "hreflang without return link",
