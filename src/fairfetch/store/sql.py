@@ -42,7 +42,7 @@ class SqlStore:
         if migrate_schema:
             try:
                 migrate.upgrade(self.engine)
-            except sa.exc.OperationalError as exc:
+            except sa.exc.DatabaseError as exc:  # OperationalError, and "file is not a database"
                 masked = sa.make_url(url).render_as_string(hide_password=True)
                 raise StoreError(f"database {masked!r}: cannot open ({exc.orig})") from None
 

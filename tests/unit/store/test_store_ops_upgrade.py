@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -250,3 +251,34 @@ def test_store_ops_database_of_a_newer_fairfetch_is_refused_naming_it_and_the_re
         assert "Traceback" not in proc.stderr
         assert "0099_future" in proc.stderr
         assert shown in proc.stderr
+
+
+@pytest.mark.parametrize("content", [b"\x00garbage" * 700, b"feeds,url\nhello,world\n"])
+def test_store_ops_garbage_file_as_database_is_refused_naming_it_and_left_untouched(
+    tmp_path: Path, content: bytes
+) -> None:
+    path = tmp_path / "fairfetch.db"
+    path.write_bytes(content)
+    url = f"sqlite:///{path}"
+    with pytest.raises(StoreError) as caught:
+        open_store(url)
+    assert str(path) in str(caught.value)
+    proc = _fairfetch("--db", url, "stats")
+    assert proc.returncode == 2, proc
+    assert "Traceback" not in proc.stderr
+    assert str(path) in proc.stderr
+    assert path.read_bytes() == content
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fairfetch.db"]
+
+
+def test_store_ops_empty_file_is_a_new_database(tmp_path: Path) -> None:
+    """The other side of the refusal: a file created empty (touch) is a database to create."""
+    path = tmp_path / "fairfetch.db"
+    path.touch()
+    store = open_store(f"sqlite:///{path}")
+    try:
+        assert is_current(store.engine)
+        with store.engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    finally:
+        store.close()
