@@ -23,7 +23,8 @@ __all__ = ["SKETCH_SIZE", "Asset", "Link", "PageFacts", "extract_page", "sketch_
 _REGIONS = ("nav", "header", "footer", "aside")
 #: Tags whose absence lets extract_page skip a query (lower-cased bytes, as the regex finds).
 _OPTIONAL_TAGS = frozenset(
-    {b"base", b"video", b"audio", b"source", b"nav", b"header", b"footer", b"aside", b"main"}
+    {b"base", b"video", b"audio", b"source", b"nav", b"header", b"footer", b"aside", b"main",
+     b"iframe"}
 )
 _OPTIONAL_TAGS_RE = re.compile(
     rb"<(" + b"|".join(sorted(_OPTIONAL_TAGS)) + rb")\b"
@@ -47,7 +48,7 @@ _new_tuple = tuple.__new__
 
 class Asset(NamedTuple):
     url: str
-    kind: str  # image | js | css | font | media | icon
+    kind: str  # image | js | css | font | media | icon | srcset | iframe
     alt: str | None = None
     width: str | None = None
     height: str | None = None
@@ -78,6 +79,40 @@ class PageFacts:
     sketch: str = ""
     #: links not followed nor checked, by reason (``mailto``, ``javascript``, ``invalid`` …)
     skipped: dict[str, int] = field(default_factory=dict)
+
+
+_SPACE = " \t\n\r\f"
+
+
+def srcset_urls(value: str) -> list[str]:
+    """The candidate URLs of a ``srcset``, split as the HTML standard does: a URL runs to the
+    next whitespace (commas inside it are kept: ``w_100,h_100`` image-CDN paths), a trailing
+    comma ends it, and its descriptors run to a comma outside parentheses."""
+    out: list[str] = []
+    i, n = 0, len(value)
+    while i < n:
+        while i < n and (value[i] in _SPACE or value[i] == ","):
+            i += 1
+        start = i
+        while i < n and value[i] not in _SPACE:
+            i += 1
+        url = value[start:i]
+        if url.endswith(","):
+            url = url.rstrip(",")
+        else:
+            depth = 0
+            while i < n:
+                c = value[i]
+                if c == "(":
+                    depth += 1
+                elif c == ")" and depth:
+                    depth -= 1
+                elif c == "," and not depth:
+                    break
+                i += 1
+        if url:
+            out.append(url)
+    return out
 
 
 def _text(node: object) -> str:
@@ -198,6 +233,9 @@ def extract_page(body: bytes, url: str) -> PageFacts:
             except ValueError:
                 facts.jsonld_invalid += 1
 
+    # Responsive variants are resources of type "srcset", not images: the <img> keeps its one
+    # Images row, so alt and dimension findings are not multiplied by its variants.
+    variants: list[str] = []
     for node in tree.tags("img"):
         attrs = node.attributes
         target = resolve_link(base, attrs.get("src") or "", origin)
@@ -205,15 +243,33 @@ def extract_page(body: bytes, url: str) -> PageFacts:
             facts.assets.append(
                 Asset(target, "image", attrs.get("alt"), attrs.get("width"), attrs.get("height"))
             )
+        srcset = attrs.get("srcset")
+        if srcset:
+            variants.extend(srcset_urls(srcset))
     media = (
-        tree.css("video[src], audio[src], source[src]")
+        tree.css("video[src], audio[src], source[src], source[srcset]")
         if b"video" in present or b"audio" in present or b"source" in present
         else []
     )
     for node in media:
-        target = resolve_link(base, node.attributes.get("src") or "", origin)
+        attrs = node.attributes
+        src = attrs.get("src")
+        if src:
+            target = resolve_link(base, src, origin)
+            if target:
+                facts.assets.append(Asset(target, "media"))
+        srcset = attrs.get("srcset")
+        if srcset:  # <picture><source srcset>
+            variants.extend(srcset_urls(srcset))
+    for href in variants:
+        target = resolve_link(base, href, origin)
         if target:
-            facts.assets.append(Asset(target, "media"))
+            facts.assets.append(Asset(target, "srcset"))
+    if b"iframe" in present:
+        for node in tree.tags("iframe"):
+            target = resolve_link(base, node.attributes.get("src") or "", origin)
+            if target:
+                facts.assets.append(Asset(target, "iframe"))
 
     for node in tree.css("h1, h2, h3, h4, h5, h6"):
         level = int((node.tag or "h1")[1])

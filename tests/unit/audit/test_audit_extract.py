@@ -389,3 +389,46 @@ def test_audit_gzipped_sitemap_is_read() -> None:
     bomb = gzip.compress(b"<urlset>" + b" " * (SITEMAP_MAX_BYTES + 10) + b"</urlset>")
     assert _parse_sitemap(bomb) == (None, [])
     assert _parse_sitemap(b"\x1f\x8b\x08 not really gzip") == (None, [])
+
+
+def test_audit_srcset_candidates_and_frames_are_assets() -> None:
+    # Responsive variants (img srcset, picture > source srcset) and frames are fetched by every
+    # browser: they are status-checked and sized like any resource, so a broken 2x image or a
+    # dead embed is found. Variants are resources of type "srcset" (the <img> keeps its one
+    # row in Images, so alt and dimension findings are not multiplied by its variants).
+    page = (
+        b'<html><body><img src="/a.png" alt="a" srcset="/a-1x.png 1x, /a,2x.png 2x,'
+        b' https://cdn.test/w_100,h_100/a.png 100w, /a.png 3x">'
+        b'<picture><source srcset="/b.webp 1x, /b@2x.webp 2x" type="image/webp">'
+        b'<source srcset="  ,, /c.avif  " type="image/avif"><img src="/b.png" alt="b"></picture>'
+        b'<img srcset="/only-srcset.png 400w (min-width: 1px), /only-2.png" alt="o">'
+        b'<iframe src="/embed/map"></iframe><iframe srcdoc="<p>x</p>"></iframe>'
+        b"</body></html>"
+    )
+    facts = extract_page(page, "http://s.test/p")
+    got = [(a.url, a.kind) for a in facts.assets]
+    assert ("http://s.test/a.png", "image") in got
+    assert ("http://s.test/b.png", "image") in got
+    variants = sorted(u for u, k in got if k == "srcset")
+    assert variants == sorted([
+        "http://s.test/a-1x.png", "http://s.test/a,2x.png", "https://cdn.test/w_100,h_100/a.png",
+        "http://s.test/a.png", "http://s.test/b.webp", "http://s.test/b@2x.webp",
+        "http://s.test/c.avif", "http://s.test/only-srcset.png", "http://s.test/only-2.png",
+    ])
+    assert [u for u, k in got if k == "iframe"] == ["http://s.test/embed/map"]
+
+
+_SRCSET_URL = st.text(
+    alphabet=st.characters(blacklist_characters=" \t\n\r\f", blacklist_categories=("Cs",)),
+    min_size=1, max_size=12,
+).filter(lambda u: not u.startswith(",") and not u.endswith(","))
+
+
+@given(st.lists(st.tuples(_SRCSET_URL, st.sampled_from(["", " 2x", " 100w", " 1x (a, b)"])),
+                max_size=6))
+@settings(max_examples=300, deadline=None)
+def test_audit_srcset_urls_reads_back_what_was_written(candidates: list) -> None:
+    from fairfetch.audit.extract import srcset_urls
+
+    written = ", ".join(url + desc for url, desc in candidates)
+    assert srcset_urls(written) == [url for url, _ in candidates]

@@ -79,3 +79,17 @@ def test_audit_http_page_has_no_mixed_content(tmp_path: Path) -> None:
     stored, found = _judge(tmp_path, [("http://site.test/", _doc(ASSETS, BODY))])
     assert stored == {"http://site.test/": 0}
     assert found == set()
+
+
+def test_audit_mixed_content_counts_srcset_candidates_and_frames(tmp_path: Path) -> None:
+    """A browser loads srcset candidates and frames as it loads a src: an http:// one on an
+    https page is mixed content too (frames are blocked outright)."""
+    body = (
+        '<img src="/a.png" srcset="http://cdn.test/a-2x.png 2x, /a-3x.png 3x" alt="a">'
+        '<picture><source srcset="http://cdn.test/b.webp" type="image/webp">'
+        '<img src="/b.png" alt="b"></picture>'
+        '<iframe src="http://video.test/embed/1"></iframe>'
+    )
+    stored, found = _judge(tmp_path, [("https://site.test/", _doc("", body))])
+    assert stored == {"https://site.test/": 3}
+    assert found == {("https://site.test/", "3 http:// assets")}

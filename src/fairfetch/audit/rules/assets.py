@@ -81,8 +81,9 @@ def broken_js(site: SiteView, t: Thresholds) -> Out:
             yield r.url, f"{_what(r)} on {r.pages} page(s)"
 
 
-@rule("broken-resource", "assets", "warning", "Broken font, media or icon",
-      explanation="A font, media file or icon the page loads is missing.",
+@rule("broken-resource", "assets", "warning", "Broken font, media, icon, srcset image or frame",
+      explanation="A font, media file, icon, responsive image variant (srcset) or frame the "
+      "page loads is missing.",
       fix="Fix the URL or restore the file.")
 def broken_resource(site: SiteView, t: Thresholds) -> Out:
     for r in site.resources:
