@@ -23,7 +23,7 @@ from fairfetch.notify import render
 from fairfetch.notify.backoff import HARD_FAILURES_TO_FLAG, retry_at
 from fairfetch.notify.billing import Decision, decide_digest, decide_realtime
 from fairfetch.notify.options import NotifyOptions
-from fairfetch.notify.smtp import SmtpConfig, SmtpSession
+from fairfetch.notify.smtp import POLICY_REFUSAL, SmtpConfig, SmtpSession
 from fairfetch.store import notify_repo as repo
 from fairfetch.store.sql import SqlStore
 
@@ -230,13 +230,17 @@ async def _deliver_claimed(
         return True
     if attempt.outcome == "permanent":
         flagged = repo.mark_failed(store, row["id"], now, attempt.detail,
-                                   flag_after=HARD_FAILURES_TO_FLAG)
+                                   flag_after=HARD_FAILURES_TO_FLAG,
+                                   count=attempt.against_reader)
         report.failed += 1
         if flagged:
             report.flagged += 1
             report.flagged_readers.add(row["reader_id"])
         report.errors.append(f"{row['dedupe_key']}: {attempt.detail}")
         return True
+    if attempt.detail.startswith(POLICY_REFUSAL):
+        logging.getLogger(__name__).warning("notification %s: %s", row["dedupe_key"],
+                                            attempt.detail)
     again = retry_at(now, int(row["attempts"]) + 1)
     if attempt.server_down:  # the queue waits, in order, not this message alone
         repo.hold_queue(store, row["id"], now, attempt.detail, again)

@@ -14,8 +14,8 @@ from urllib.parse import unquote, urlsplit
 import aiosmtplib
 
 from fairfetch.errors import ConfigError
-from fairfetch.notify.backoff import classify_reply
 from fairfetch.notify.render import as_bytes
+from fairfetch.notify.replies import judge_reply
 
 __all__ = ["Attempt", "SmtpConfig", "SmtpSession"]
 
@@ -65,6 +65,9 @@ class Attempt:
     detail: str = ""
     #: the failure is the server's, not this message's (see :attr:`server_down`)
     server: bool = False
+    #: a permanent failure that counts towards flagging the reader's address (see
+    #: :func:`fairfetch.notify.replies.judge_reply`)
+    against_reader: bool = True
 
     @property
     def server_down(self) -> bool:
@@ -83,6 +86,20 @@ def _refused_us(exc: aiosmtplib.SMTPResponseException) -> Attempt:
         "temporary", exc.code,
         f"server refused us ({type(exc).__name__}): {exc.code} {exc.message}", server=True,
     )
+
+
+#: How a refusal of us by policy is recorded (the row's last error, the pass's errors).
+POLICY_REFUSAL = "refused by the mail system's policy — ours to fix, not the reader's address " \
+    "(sending IP or domain reputation, SPF/DKIM/DMARC, relay permissions): "
+
+
+def _judged(code: int | None, text: str) -> Attempt:
+    """An answer to one message (at RCPT or after DATA), judged by its enhanced status code."""
+    v = judge_reply(code, text)
+    detail = f"{code} {text}".strip()
+    if v.ours:
+        detail = POLICY_REFUSAL + detail
+    return Attempt(v.outcome, code, detail, against_reader=v.against_reader)
 
 
 class SmtpSession:
@@ -136,10 +153,11 @@ class SmtpSession:
                 )
             return Attempt("temporary", None, f"{type(exc).__name__}: {exc}")
         except aiosmtplib.SMTPRecipientsRefused as exc:
-            codes = [e.code for e in exc.recipients]
-            code = max(codes) if codes else None
             await self._drop()
-            return Attempt(classify_reply(code), code, str(exc))
+            if not exc.recipients:
+                return Attempt("temporary", None, str(exc))
+            worst = max(exc.recipients, key=lambda e: e.code)
+            return _judged(worst.code, worst.message)
         except aiosmtplib.SMTPServerDisconnected as exc:
             await self._drop()
             return Attempt("temporary", None, f"disconnected: {exc}")
@@ -148,7 +166,7 @@ class SmtpSession:
             return _refused_us(exc)
         except aiosmtplib.SMTPResponseException as exc:
             await self._drop()
-            return Attempt(classify_reply(exc.code), exc.code, f"{exc.code} {exc.message}")
+            return _judged(exc.code, exc.message)
         except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
             await self._drop()
             return Attempt("temporary", None, f"{type(exc).__name__}: {exc}")

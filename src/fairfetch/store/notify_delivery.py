@@ -613,11 +613,13 @@ def queue_held_from(store: SqlStore, now: datetime) -> int | None:
 
 
 def mark_failed(
-    store: SqlStore, outbox_id: int, now: datetime, error: str, *, flag_after: int
+    store: SqlStore, outbox_id: int, now: datetime, error: str, *, flag_after: int,
+    count: bool = True,
 ) -> bool:
     """A 5xx reply: this message failed; the address is flagged after ``flag_after`` in a row.
 
-    Returns True when the address got flagged by this failure.
+    ``count``: the failure is the address's (not our message's: too big, content refused), so
+    it counts towards flagging it. Returns True when the address got flagged by this failure.
     """
     with store.engine.begin() as conn:
         conn.execute(
@@ -626,6 +628,8 @@ def mark_failed(
             .values(status="failed", attempts=notify_outbox.c.attempts + 1, last_error=error[:500])
         )
         _release_holds(conn, outbox_id, "not delivered")
+        if not count:
+            return False
         rid = conn.execute(
             sa.select(notify_outbox.c.reader_id).where(notify_outbox.c.id == outbox_id)
         ).scalar_one()
