@@ -7,12 +7,29 @@ through psycopg 3.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
 
 from fairfetch.errors import ConfigError
+
+#: The tables and views of a SQLite database, its own bookkeeping (sqlite_sequence, …) aside.
+SQLITE_TABLES = (
+    "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
+    "AND name NOT LIKE 'sqlite!_%' ESCAPE '!' ORDER BY name"
+)
+
+
+def foreign_tables(names: Sequence[str]) -> list[str]:
+    """The tables (``names``, read with SQLITE_TABLES) of a SQLite database that is not
+    fairfetch's: it has some, and no schema version of ours (``alembic_version``). Empty for a
+    new database and for ours.
+
+    Such a file was given by mistake (another application's database): fairfetch must refuse
+    it untouched, and WAL is a mark written into the file, so it is checked before WAL is set."""
+    return [] if "alembic_version" in names else list(names)
 
 
 def create_engine(url: str, **kwargs: Any) -> sa.Engine:
@@ -28,7 +45,9 @@ def create_engine(url: str, **kwargs: Any) -> sa.Engine:
         def _pragmas(dbapi_conn: Any, _record: Any) -> None:
             cur = dbapi_conn.cursor()
             if parsed.database and parsed.database != ":memory:":
-                cur.execute("PRAGMA journal_mode=WAL")
+                names = [row[0] for row in cur.execute(SQLITE_TABLES).fetchall()]
+                if not foreign_tables(names):
+                    cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute("PRAGMA busy_timeout=30000")

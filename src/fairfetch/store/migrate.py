@@ -15,6 +15,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
 from fairfetch.errors import StoreError
+from fairfetch.store.engine import SQLITE_TABLES, foreign_tables
 
 _SCRIPTS = str(Path(__file__).with_name("migrations"))
 
@@ -49,8 +50,21 @@ def _refuse_unknown(engine: sa.Engine, current: set[str]) -> None:
         shown = engine.url.render_as_string(hide_password=True)
         raise StoreError(
             f"database {shown!r} is at schema revision {', '.join(unknown)}, which this "
-            "fairfetch does not know: it was written by a newer fairfetch; run that version "
-            "(or restore a backup from before the upgrade)"
+            "fairfetch does not know: it was written by a newer fairfetch (run that version, "
+            "or restore a backup from before the upgrade), or it is not a fairfetch database"
+        )
+
+
+def _refuse_foreign(engine: sa.Engine, conn: sa.Connection) -> None:
+    """Another application's SQLite file given as the database (a wrong --db) is refused
+    as it is, instead of getting fairfetch's thirty tables added beside its own."""
+    tables = foreign_tables(conn.exec_driver_sql(SQLITE_TABLES).scalars().all())
+    if tables:
+        shown = engine.url.render_as_string(hide_password=True)
+        listed = ", ".join(tables[:5]) + (", …" if len(tables) > 5 else "")
+        raise StoreError(
+            f"database {shown!r} is not a fairfetch database (it has tables {listed} and no "
+            "fairfetch schema version); left untouched: give fairfetch its own file"
         )
 
 
@@ -82,6 +96,7 @@ def _upgrade_sqlite(engine: sa.Engine) -> None:
         conn.execution_options(isolation_level="AUTOCOMMIT")
         conn.exec_driver_sql("BEGIN IMMEDIATE")
         try:
+            _refuse_foreign(engine, conn)
             command.upgrade(_config(conn), "heads")
         except BaseException:
             conn.exec_driver_sql("ROLLBACK")

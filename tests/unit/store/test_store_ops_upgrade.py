@@ -7,6 +7,8 @@ happens to someone on their first start after an upgrade; on SQLite and PostgreS
 
 from __future__ import annotations
 
+import hashlib
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -251,6 +253,39 @@ def test_store_ops_database_of_a_newer_fairfetch_is_refused_naming_it_and_the_re
         assert "Traceback" not in proc.stderr
         assert "0099_future" in proc.stderr
         assert shown in proc.stderr
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_store_ops_sqlite_file_of_another_application_is_refused_and_left_untouched(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "notes.db"
+    other = sqlite3.connect(path)
+    other.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+    other.execute("INSERT INTO notes (body) VALUES ('keep me')")
+    other.commit()
+    other.close()
+    digest = _sha(path)
+    url = f"sqlite:///{path}"
+
+    with pytest.raises(StoreError) as caught:
+        open_store(url)
+    assert str(path) in str(caught.value)
+    assert "not a fairfetch database" in str(caught.value)
+    proc = _fairfetch("--db", url, "feeds", "list")
+    assert proc.returncode == 2, proc
+    assert "Traceback" not in proc.stderr
+    assert str(path) in proc.stderr
+
+    assert _sha(path) == digest  # not a table added, not even switched to WAL
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]
+    check = sqlite3.connect(path)
+    assert check.execute("SELECT name FROM sqlite_master").fetchall() == [("notes",)]
+    assert check.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+    check.close()
 
 
 @pytest.mark.parametrize("content", [b"\x00garbage" * 700, b"feeds,url\nhello,world\n"])
