@@ -24,6 +24,10 @@ The rules that matter most:
   deferral) until robots.txt answers again; that first normal read removes it.
 - The 10th consecutive failure, or a 410, makes a feed dead: no ``next_crawl_at``; it is probed
   monthly (the store finds dead feeds by ``last_fetched_at``) and revived by any success.
+- So does kind ``duplicate``: a confirmed move onto a URL another feed already has (the crawl
+  loop finds it; the store would refuse the move). Crawling both would fetch one URL twice a
+  round and store its items twice; the feed that has the URL carries on. Its monthly probe
+  revives the duplicate if the redirect goes away (or the other feed does).
 """
 
 from __future__ import annotations
@@ -294,7 +298,7 @@ def decide(state: FeedState, outcome: Outcome, now: datetime, policy: HealthPoli
             {"last_error": last_error, "next_crawl_at": now + timedelta(seconds=wait)}, "error"
         )
     changes = {"error_count": count, "last_error": last_error, "last_fetched_at": now}
-    if kind == "gone" or count >= policy.dead_after:
+    if kind in ("gone", "duplicate") or count >= policy.dead_after:
         changes.update(status="dead", next_crawl_at=None)
     else:
         delay = backoff_delay(count, _weight(kind, outcome.http_status), policy)

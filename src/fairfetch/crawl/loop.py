@@ -612,6 +612,24 @@ class Crawler:
                 robots_absent=job.robots_absent,
             )
         decision: Decision = decide(feed_state(feed), outcome, now, self.policy)
+        moving_to = decision.changes.get("url")
+        if moving_to is not None and moving_to != feed.url:
+            other = await asyncio.to_thread(self.store.find_feed, moving_to)
+            if other is not None and other.id != feed.id and other.url == moving_to:
+                # The move is confirmed, onto a URL the directory already crawls as another
+                # feed (the store would refuse it): say so, and stop fetching it twice.
+                outcome = Outcome(
+                    "error",
+                    error_kind="duplicate",
+                    error_detail=(
+                        f"moved permanently to {moving_to}, which feed #{other.id} already "
+                        "crawls; no longer crawled on its own"
+                    ),
+                    http_status=result.status,
+                    robots_absent=job.robots_absent,
+                )
+                decision = decide(feed_state(feed), outcome, now, self.policy)
+                parsed, extra, entry_ids = None, {}, frozenset()
         changes = dict(decision.changes)
         if decision.outcome in ("ok", "not_modified"):
             changes.update(extra)

@@ -1,0 +1,93 @@
+"""A feed whose confirmed permanent redirect lands on a URL another feed of the directory has.
+
+Before: the store refused the move without a word, the feed kept its old URL and the redirect,
+and both feeds were crawled for ever — the same URL fetched twice each round, the same items
+stored twice, and nothing in ``feeds show`` or ``crawls`` said why the feed never moved. Now the
+moving feed is recorded as a duplicate of the other one (error kind ``duplicate``, naming it)
+and is no longer crawled on its own; the feed it duplicates is untouched.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import sqlalchemy as sa
+from aiohttp import web
+
+from fairfetch.config import Settings
+from fairfetch.crawl import Crawler
+from fairfetch.net.politeness import politeness_key
+from fairfetch.store import open_store
+from fairfetch.store.tables import crawls
+from fairfetch.testing import loopback_server
+from fairfetch.views import feed_summary
+
+RSS = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>
+<link>http://site.test/</link><description>d</description>
+<item><title>a</title><guid>a</guid><link>http://site.test/a</link></item>
+</channel></rss>"""
+
+
+async def test_a_move_onto_another_feeds_url_is_recorded_and_stops_the_double_fetch(
+    tmp_path: Path,
+) -> None:
+    hits: Counter[str] = Counter()
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        hits[request.path] += 1
+        if request.path == "/robots.txt":
+            return web.Response(status=404)
+        if request.path == "/old.xml":
+            raise web.HTTPMovedPermanently(location="/new.xml")
+        return web.Response(body=RSS, content_type="application/rss+xml")
+
+    store = open_store(f"sqlite:///{tmp_path}/dup.db")
+    now = [datetime(2026, 11, 30, 12, 0, tzinfo=UTC)]
+    async with loopback_server(handle) as port:
+        settings = Settings(
+            db=store.url,
+            allow_networks=("127.0.0.1/32",),
+            resolve=("*.test:127.0.0.1",),
+            connect_timeout=5.0,
+            first_byte_timeout=5.0,
+            total_timeout=10.0,
+        )
+        old = f"http://site.test:{port}/old.xml"
+        new = f"http://site.test:{port}/new.xml"
+        a, _ = store.add_feed(old, now=now[0], politeness_key=politeness_key(old))
+        b, _ = store.add_feed(new, now=now[0], politeness_key=politeness_key(new))
+        async with Crawler(store, settings, clock=lambda: now[0]) as crawler:
+            for _ in range(2):  # the second crawl confirms the permanent redirect
+                summary = await crawler.crawl_due()
+                assert summary.due == summary.accounted == 2
+                now[0] += timedelta(days=1, hours=1)  # past any interval: both due again
+            assert hits["/old.xml"] == 2
+            moved = store.get_feed(a.id)
+            shown = feed_summary(moved)
+            assert shown["url"] == old  # it did not (could not) move
+            assert shown["status"] == "dead"
+            assert shown["last_error"].startswith("duplicate: ")
+            assert new in shown["last_error"]
+            assert f"#{b.id}" in shown["last_error"]
+            assert moved.next_crawl_at is None
+
+            # From now on one fetch of the URL per round, not two.
+            for _ in range(3):
+                summary = await crawler.crawl_due()
+                assert summary.due == summary.accounted == 1
+                now[0] += timedelta(days=1, hours=1)
+            assert hits["/old.xml"] == 2
+    other = store.get_feed(b.id)
+    assert (other.url, other.status, other.error_count) == (new, "ok", 0)
+    with store.engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(crawls.c.outcome, crawls.c.error_kind, crawls.c.error_detail)
+            .where(crawls.c.feed_id == a.id)
+            .order_by(crawls.c.id)
+        ).all()
+    store.close()
+    assert [r.outcome for r in rows] == ["ok", "error"]
+    assert rows[1].error_kind == "duplicate"
+    assert new in rows[1].error_detail
