@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from email.utils import parseaddr
+from email.utils import getaddresses
 
 from fairfetch.crawl.urls import normalize_feed_url
 from fairfetch.errors import InputError, NotFoundError
@@ -25,9 +25,19 @@ __all__ = ["SubscriptionRequest", "check_email", "find_or_add_feed", "request_su
 
 
 def check_email(email: str) -> str:
-    addr = parseaddr(email.strip())[1]
+    text = email.strip()
+    # one mailbox, in plain characters: parseaddr kept the first of "ana@…, bob@…" (the page
+    # said the address given was subscribed), and control characters reached the database (a
+    # NUL cannot be stored on PostgreSQL: the form answered 500)
+    found = getaddresses([text])
+    addr = found[0][1] if len(found) == 1 else ""
     local, _, domain = addr.rpartition("@")
-    if not local or "." not in domain or any(c.isspace() for c in addr):
+    if (
+        not local
+        or "." not in domain
+        or any(c.isspace() for c in addr)
+        or not all(c.isprintable() for c in text)
+    ):
         raise InputError(email, "not an email address")
     # one reader per mailbox, however it is capitalised (local parts are case-insensitive at
     # every provider that matters)

@@ -1,0 +1,70 @@
+"""An address typed into the subscribe form is refused, naming it, when it is not one mailbox.
+
+A NUL byte in the address reached the database: PostgreSQL cannot store it, and the form
+answered 500 with a traceback (SQLite stored it, and every mail to it was refused). Other control
+characters were stored as part of the address, and "ana@…, bob@…" subscribed ana alone while the
+page said the address given was subscribed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from types import SimpleNamespace
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from fairfetch.errors import InputError
+from fairfetch.notify.routes import router
+from fairfetch.notify.subscriptions import check_email
+from fairfetch.store import notify_repo as repo
+
+BAD = [
+    "ana@example.test\x00",
+    "a\x00na@example.test",
+    "a\x01na@example.test",
+    "ana@exam\x7fple.test",
+    "ana\u200b@example.test",  # zero-width space: an address nobody can type back
+    "ana@example.test, bob@example.test",
+    "ana@example.test bob@example.test",
+    "ana@example.test\r\nBcc: bob@example.test",
+]
+
+
+@pytest.fixture
+def client(any_world) -> Iterator[SimpleNamespace]:
+    app = FastAPI()
+    app.state.fairfetch = SimpleNamespace(settings=any_world.settings, store=any_world.store)
+    app.include_router(router)
+    with TestClient(app) as c:
+        yield SimpleNamespace(http=c, world=any_world)
+
+
+@pytest.mark.parametrize("typed", BAD)
+def test_notify_subscribe_form_refuses_what_is_not_one_mailbox(client, typed: str) -> None:
+    fid = client.world.add_feed("https://a.example.test/feed")
+    r = client.http.post("/subscribe", data={"feed": str(fid), "email": typed})
+    assert r.status_code == 422
+    assert "not an email address" in r.text
+    assert repo.list_subscriptions(client.world.store) == []
+    assert client.world.outbox() == []
+
+
+@pytest.mark.parametrize("typed", BAD)
+def test_notify_check_email_names_the_input_it_refuses(typed: str) -> None:
+    with pytest.raises(InputError) as err:
+        check_email(typed)
+    assert repr(typed) in str(err.value) or typed in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("typed", "kept"),
+    [
+        ("ana@example.test", "ana@example.test"),
+        ("  Ana@Example.test ", "ana@example.test"),
+        ("Ana Smith <ana@example.test>", "ana@example.test"),
+        ("José@Example.test", "josé@example.test"),
+    ],
+)
+def test_notify_check_email_keeps_one_mailbox(typed: str, kept: str) -> None:
+    assert check_email(typed) == kept
