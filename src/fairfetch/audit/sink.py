@@ -3,20 +3,22 @@
 ``InProcessSink`` parses pages in the crawl's event loop and hands rows to a bounded queue
 drained by one writer (``executemany`` batches in a worker thread). ``ProcessSink`` moves
 parsing, row building and every write to a second process (one core fetches, the other parses
-and writes): the crawl process sends fetched pages over a pipe, a few per message, from a sender
-thread, and gets back the URLs it must status-check (in batches, asynchronously: fetching goes
-on meanwhile). At most ``max_pending`` pages (and ``max_pending_bytes`` of bodies) are handed
-over and not built yet (the bounded queue), so a slow writer slows the crawl instead of filling
-memory. Either way a failed write stops the crawl loudly.
+and writes): the crawl process sends fetched pages over a pipe, a few per message, written
+from the event loop without ever blocking it, and gets back the URLs it must status-check on a
+second pipe (in batches, asynchronously: fetching goes on meanwhile). At most ``max_pending``
+pages (and ``max_pending_bytes`` of bodies) are handed over and not built yet (the bounded
+queue), so a slow writer slows the crawl instead of filling memory. Either way a failed write
+stops the crawl loudly.
 """
 
 from __future__ import annotations
 
 import asyncio
 import multiprocessing
-import queue
-import threading
+import os
+import struct
 from multiprocessing.connection import Connection
+from multiprocessing.reduction import ForkingPickler as _ForkingPickler
 from typing import Any, Protocol
 
 from fairfetch.audit.crawlfile import CrawlFile
@@ -121,8 +123,11 @@ class InProcessSink:
 
 
 # --- the writer process ---------------------------------------------------------------------
-def _sink_main(conn: Connection, path: str, start_url: str, by_domain: bool, batch: int) -> None:
-    """Child process: build rows from pages, apply every write, in arrival order."""
+def _sink_main(
+    inbox: Connection, conn: Connection, path: str, start_url: str, by_domain: bool, batch: int
+) -> None:
+    """Child process: build rows from pages (read from ``inbox``), apply every write, in
+    arrival order; replies go back on ``conn``."""
     cf = CrawlFile(path, create=False)
     builder = PageRowBuilder(
         Scope(start_url, registrable_domain=by_domain),
@@ -145,14 +150,14 @@ def _sink_main(conn: Connection, path: str, start_url: str, by_domain: bool, bat
             # for a full batch or a flush. Writing whenever the pipe ran dry made transactions
             # of one or two pages, each rewriting the same b-tree pages into the WAL: 1,500
             # commits instead of 40 at 10k pages, +60 % write CPU.
-            if replies and not conn.poll():
+            if replies and not inbox.poll():
                 reply()
             if len(ops) >= batch:
                 reply()
                 cf.write_batch(ops)
                 ops = []
             try:
-                msg = conn.recv()
+                msg = inbox.recv()
             except EOFError:
                 # The crawl process is gone (killed): stop at once without writing more, so a
                 # resumed crawl never races with us. Unwritten pages are still queued in the
@@ -193,14 +198,15 @@ def _sink_main(conn: Connection, path: str, start_url: str, by_domain: bool, bat
 
 
 def _sink_child(
-    conn: Connection, parent_end: Connection, path: str, start_url: str, by_domain: bool,
-    batch: int,
+    inbox: Connection, conn: Connection, parent_ends: tuple[Connection, ...], path: str,
+    start_url: str, by_domain: bool, batch: int,
 ) -> None:
-    # A forked child holds a copy of every descriptor of its parent, the crawl's end of the
-    # pipe included: unless that copy is closed, the pipe never reports EOF when the crawl
-    # process is killed, and this process waits on it forever with the crawl file open.
-    parent_end.close()
-    _sink_main(conn, path, start_url, by_domain, batch)
+    # A forked child holds a copy of every descriptor of its parent, the crawl's ends of the
+    # pipes included: unless those copies are closed, the page pipe never reports EOF when the
+    # crawl process is killed, and this process waits on it forever with the crawl file open.
+    for end in parent_ends:
+        end.close()
+    _sink_main(inbox, conn, path, start_url, by_domain, batch)
 
 
 class ProcessSink:
@@ -225,10 +231,14 @@ class ProcessSink:
         self.pending_bytes = 0
         self.bytes_freed = asyncio.Event()
         self.sizes: dict[int, int] = {}
-        # Sends happen in a thread: a blocking send in the event loop could wait for the
-        # writer while the writer waits for us to read its replies (both pipe buffers full).
-        self.sendq: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
-        self.sender: threading.Thread | None = None
+        # Pages go out on a pipe of their own, written without blocking from the event loop:
+        # what the pipe does not take waits in ``unsent`` until it is writable. A blocking send
+        # could wait for the writer while the writer waits for us to read its replies (both
+        # pipe buffers full); a sender thread avoided that but cost the crawl process a GIL
+        # hand-over per message (a quarter of its samples sat in socket writes waiting for it).
+        self.unsent = bytearray()
+        self.out_fd = -1
+        self.outbox_conn: Connection | None = None
         # Pages go over the pipe several at a time (send_batch, or after send_delay): every
         # message costs both processes a wake-up and a few system calls.
         self.send_batch = max(1, min(send_batch, max_pending))
@@ -247,34 +257,56 @@ class ProcessSink:
         # its crawl again). The crawl starts the sink before any fetch, so no helper thread
         # exists yet; the child touches neither the event loop nor anything of the parent's.
         ctx = multiprocessing.get_context("fork")
-        parent, child = ctx.Pipe(duplex=True)
+        pages_in, pages_out = ctx.Pipe(duplex=False)
+        replies_in, replies_out = ctx.Pipe(duplex=False)
         self.proc = ctx.Process(
-            target=_sink_child, args=(child, parent, *self.args), daemon=True
+            target=_sink_child,
+            args=(pages_in, replies_out, (pages_out, replies_in), *self.args),
+            daemon=True,
         )
         self.proc.start()
-        child.close()
-        self.conn = parent
-        loop = asyncio.get_running_loop()
-        loop.add_reader(parent.fileno(), self._readable)
-        # Started after the fork: the child never inherits a thread.
-        self.sender = threading.Thread(
-            target=self._sender, args=(parent, loop), name="audit-sink-send", daemon=True
-        )
-        self.sender.start()
+        pages_in.close()
+        replies_out.close()
+        self.conn = replies_in
+        self.outbox_conn = pages_out
+        self.out_fd = pages_out.fileno()
+        os.set_blocking(self.out_fd, False)
+        asyncio.get_running_loop().add_reader(replies_in.fileno(), self._readable)
 
-    def _sender(self, conn: Connection, loop: asyncio.AbstractEventLoop) -> None:
-        while True:
-            msg = self.sendq.get()
-            if msg is None:
-                return
-            try:
-                conn.send(msg)
-            except (OSError, ValueError) as exc:  # ValueError: sent after close
-                try:
-                    loop.call_soon_threadsafe(self._fail, f"pipe closed ({exc})")
-                except RuntimeError:  # the loop is closed: nobody is waiting any more
-                    pass
-                return
+    def _write(self, msg: tuple[Any, ...]) -> None:
+        """Frame ``msg`` as Connection.send does (a 4-byte big-endian length, then the
+        pickle) and write what the pipe takes now; the rest goes when it is writable."""
+        data = _ForkingPickler.dumps(msg)
+        if len(data) > 0x7FFFFFFF:
+            raise AuditError(f"crawl file writer process: a message of {len(data)} bytes")
+        frame = struct.pack("!i", len(data)) + bytes(data)
+        if self.unsent:
+            self.unsent += frame
+            return
+        try:
+            n = os.write(self.out_fd, frame)
+        except BlockingIOError:
+            n = 0
+        except OSError as exc:
+            self._fail(f"pipe closed ({exc})")
+            return
+        if n < len(frame):
+            self.unsent += memoryview(frame)[n:]
+            asyncio.get_running_loop().add_writer(self.out_fd, self._writable)
+
+    def _writable(self) -> None:
+        try:
+            n = os.write(self.out_fd, self.unsent)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            asyncio.get_running_loop().remove_writer(self.out_fd)
+            self.unsent.clear()
+            self._fail(f"pipe closed ({exc})")
+            return
+        del self.unsent[:n]
+        if not self.unsent:
+            asyncio.get_running_loop().remove_writer(self.out_fd)
 
     def _fail(self, why: str) -> None:
         if self.error is None:
@@ -327,7 +359,7 @@ class ProcessSink:
             self.send_timer.cancel()
             self.send_timer = None
         self._check()
-        self.sendq.put(msg)
+        self._write(msg)
 
     def _send_outbox(self) -> None:
         self.send_timer = None
@@ -385,11 +417,14 @@ class ProcessSink:
             if self.send_timer is not None:
                 self.send_timer.cancel()
                 self.send_timer = None
-            if self.sender is not None:
-                self.sendq.put(None)  # after everything queued: the sender ends when done
-                await asyncio.to_thread(self.sender.join, 30)
+            loop = asyncio.get_running_loop()
+            if self.outbox_conn is not None and not self.outbox_conn.closed:
+                if self.unsent:
+                    loop.remove_writer(self.out_fd)
+                    self.unsent.clear()
+                self.outbox_conn.close()  # the writer process sees EOF if it still reads
             if self.conn is not None and not self.conn.closed:
-                asyncio.get_running_loop().remove_reader(self.conn.fileno())
+                loop.remove_reader(self.conn.fileno())
                 self.conn.close()
             if self.proc is not None:
                 await asyncio.to_thread(self.proc.join, 30)
