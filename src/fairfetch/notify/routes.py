@@ -10,6 +10,7 @@ the mail server is away it stays in the outbox for the notifier.
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Annotated, Any
@@ -53,6 +54,18 @@ def _ctx(request: Request) -> tuple[Settings, SqlStore]:
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+#: What a link token can be (``secrets.token_urlsafe``): anything else is no link of ours.
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,200}")
+
+
+def _token(token: str) -> str:
+    """A token no link can hold (a NUL: PostgreSQL cannot even compare it, and the page answered
+    500) is not found, like any unknown token."""
+    if _TOKEN.fullmatch(token) is None:
+        raise HTTPException(status_code=404, detail="not found: link token")
+    return token
 
 
 def _send_confirmation(store: SqlStore, settings: Settings, outbox_id: int) -> None:
@@ -110,6 +123,7 @@ def confirm_page(request: Request, token: str) -> HTMLResponse:
     from fairfetch.store.tables_notify import notify_subscriptions
 
     _settings, store = _ctx(request)
+    _token(token)
     with store.engine.connect() as conn:
         found = conn.execute(
             notify_subscriptions.select().where(notify_subscriptions.c.confirm_token == token)
@@ -130,7 +144,7 @@ def confirm_page(request: Request, token: str) -> HTMLResponse:
 def confirm_post(request: Request, token: str) -> HTMLResponse:
     _settings, store = _ctx(request)
     try:
-        sub = repo.confirm(store, token, _now())
+        sub = repo.confirm(store, _token(token), _now())
     except NotFoundError as exc:
         raise HTTPException(status_code=404, detail=str(exc)) from None
     full = repo.subscription_by_token(store, sub["manage_token"])
@@ -139,7 +153,7 @@ def confirm_post(request: Request, token: str) -> HTMLResponse:
 
 def _manage(store: SqlStore, token: str) -> dict[str, Any]:
     try:
-        return repo.subscription_by_token(store, token)
+        return repo.subscription_by_token(store, _token(token))
     except NotFoundError as exc:
         raise HTTPException(status_code=404, detail=str(exc)) from None
 
@@ -214,7 +228,7 @@ def unsubscribe_digest_page(request: Request, reader_token: str, schedule: str) 
 @router.post("/unsubscribe/digest/{reader_token}/{schedule}")
 def unsubscribe_digest_post(request: Request, reader_token: str, schedule: str) -> Response:
     _settings, store = _ctx(request)
-    n = repo.unsubscribe(store, _now(), reader_token=reader_token, schedule=schedule)
+    n = repo.unsubscribe(store, _now(), reader_token=_token(reader_token), schedule=schedule)
     if n == 0 and not repo.reader_exists(store, reader_token):
         raise HTTPException(status_code=404, detail="not found: subscription")
     return _page("unsubscribe.html", what=f"your {schedule.split('@')[0]} digest", done=True,

@@ -68,3 +68,30 @@ def test_notify_check_email_names_the_input_it_refuses(typed: str) -> None:
 )
 def test_notify_check_email_keeps_one_mailbox(typed: str, kept: str) -> None:
     assert check_email(typed) == kept
+
+
+@pytest.mark.parametrize("token", ["%00", "abc%00def", "x%01y"])
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/confirm/{t}"),
+        ("POST", "/confirm/{t}"),
+        ("GET", "/manage/{t}"),
+        ("POST", "/manage/{t}"),
+        ("GET", "/unsubscribe/{t}"),
+        ("POST", "/unsubscribe/{t}"),
+        ("POST", "/unsubscribe/digest/{t}/daily@08"),
+    ],
+)
+def test_notify_link_pages_answer_404_to_a_token_no_link_can_hold(
+    any_world, method: str, path: str, token: str
+) -> None:
+    """A token with a control character (a NUL on PostgreSQL: 500 and a traceback) is no
+    token we ever made: not found, like any unknown token."""
+    app = FastAPI()
+    app.state.fairfetch = SimpleNamespace(settings=any_world.settings, store=any_world.store)
+    app.include_router(router)
+    with TestClient(app, raise_server_exceptions=False) as c:
+        r = c.request(method, path.format(t=token))
+    assert r.status_code == 404, r.text
+    assert "not found" in r.text
