@@ -230,8 +230,9 @@ def item_context(store: SqlStore, outbox_id: int) -> dict[str, Any] | None:
 def item_contexts(store: SqlStore, outbox_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
     """:func:`item_context` for a batch of rows in a handful of queries (the sender's hot path).
 
-    Balances are not included: they change with every charged mail, so the sender reads them
-    per message with :func:`publisher_balances`.
+    Balances are not included: who pays is decided per message by :func:`hold_credits`, never
+    from a balance read earlier (another sender may be spending it). The ``balances`` of
+    :func:`item_context` and :func:`digest_context` are for display only.
     """
     ids = list(outbox_ids)
     if not ids:
