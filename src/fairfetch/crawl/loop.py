@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import multiprocessing
 import time
@@ -101,7 +102,7 @@ class Crawler:
         self._fetcher = fetcher
         self._own_fetcher = fetcher is None
         #: robots.txt answers outlive the process in the store (cron-style `crawl --once`).
-        self.robots_backing = StoreRobotsBacking(store)
+        self.robots_backing = StoreRobotsBacking(store, clock=clock)
         if fetcher is not None and fetcher.robots.backing is None:
             fetcher.robots.back_with(self.robots_backing)
         self._dispatcher: Dispatcher[_Job] | None = None
@@ -505,7 +506,20 @@ class Crawler:
                 last_modified=feed.last_modified,
                 check_robots=self.settings.obey_robots,
             )
-            if result.error_kind == "robots_unreachable" and robots_assumed_unavailable(
+            if (
+                result.error_kind == "robots_unreachable"
+                and self.fetcher.robots.last_good_allows(feed.url) is False
+            ):
+                # The publisher's last known rules forbid the feed: RFC 9309 §2.3.1.4 lets us
+                # keep using that copy while robots.txt is down, and we do, however old.
+                result = dataclasses.replace(
+                    result,
+                    error_kind="robots",
+                    error_detail=(
+                        f"disallowed by the last good robots.txt copy ({result.error_detail})"
+                    ),
+                )
+            elif result.error_kind == "robots_unreachable" and robots_assumed_unavailable(
                 feed_state(feed), self.clock(), self.policy
             ):
                 # robots.txt has been unreachable for longer than the grace: RFC 9309

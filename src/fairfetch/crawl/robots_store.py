@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 
 from fairfetch.net.robots import RobotsCopy
@@ -31,9 +31,19 @@ _MAX_KNOWN = 20_000
 
 
 class StoreRobotsBacking:
-    def __init__(self, store: SqlStore, *, keep_for: float = 30 * 24 * 3600.0) -> None:
+    def __init__(
+        self,
+        store: SqlStore,
+        *,
+        # A year, not the 30 days a copy stands in for: past those, a copy is still the last
+        # good answer, which the crawler keeps obeying while robots.txt stays unreachable
+        # (RFC 9309 §2.3.1.4); forgetting it would lift the publisher's last known rules.
+        keep_for: float = 365 * 24 * 3600.0,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
         self.store = store
         self.keep_for = keep_for
+        self.clock = clock
         self.pending: list[RobotsCopy] = []
         self._pruned = False
         #: Prefetched answers not asked for yet (None: known to be absent).
@@ -71,7 +81,7 @@ class StoreRobotsBacking:
         def work() -> int:
             saved = save_robots(self.store, copies)
             if prune:
-                prune_robots(self.store, datetime.now(UTC) - timedelta(seconds=self.keep_for))
+                prune_robots(self.store, self.clock() - timedelta(seconds=self.keep_for))
             return saved
 
         try:

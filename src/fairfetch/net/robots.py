@@ -99,6 +99,24 @@ class RobotsRules:
     unreachable robots.txt; None when there is no good answer (throttled, disallow_all)."""
     retry_after: float | None = None
     """Set when robots.txt answered a throttle (429, 503 + Retry-After)."""
+    last_good: str | None = None
+    """On a ``disallow_all`` of an unreachable robots.txt: the last good answer, however old
+    (``parsed`` — its rules in ``last_good_parser`` — or ``allow_all``); None if there was none.
+    RFC 9309 §2.3.1.4 lets a crawler keep using a cached copy once robots.txt has been
+    unreachable for long; the crawler asks it (:meth:`last_good_allows`) before reading a feed
+    as if robots.txt were absent."""
+    last_good_parser: Protego | None = None
+
+    def last_good_allows(self, url: str, agent: str) -> bool | None:
+        """What the last good answer says about ``url`` (None: no good answer is known)."""
+        state, parser = self.last_good, self.last_good_parser
+        if state is None and self.parsed_at is not None and self.state in LASTING_STATES:
+            state, parser = self.state, self.parser  # these rules are a good answer themselves
+        if state is None:
+            return None
+        if state == "allow_all" or parser is None:
+            return True
+        return bool(parser.can_fetch(url, agent))
 
     def can_fetch(self, url: str, agent: str) -> bool:
         if self.state == "allow_all":
@@ -268,6 +286,12 @@ class RobotsCache:
             return RobotsVerdict(False, rules.error_kind or "robots", rules.detail, delay)
         return RobotsVerdict(False, "robots", f"disallowed by {rules.origin}/robots.txt", delay)
 
+    def last_good_allows(self, url: str) -> bool | None:
+        """Whether the last good robots.txt answer held for ``url``'s origin (no fetch) allows
+        it, however old; None when this process knows no good answer for it."""
+        rules = self.cached(url)
+        return rules.last_good_allows(url, self.agent) if rules is not None else None
+
     def known_crawl_delay(self, url: str) -> float | None:
         """The crawl-delay for ``url``'s origin if its robots.txt is cached (no fetch): the
         crawler hands it to ``Dispatcher.set_gap`` for the URL's politeness key."""
@@ -377,6 +401,13 @@ class RobotsCache:
             and previous.parsed_at is not None
             and now - previous.parsed_at <= self.stale_for
         )
+        # The last good answer, however old, carried through failed answers (see last_good).
+        last_good, last_parser = None, None
+        if previous is not None:
+            if previous.last_good is not None:
+                last_good, last_parser = previous.last_good, previous.last_good_parser
+            elif previous.parsed_at is not None and previous.state in LASTING_STATES:
+                last_good, last_parser = previous.state, previous.parser
         if result.throttled and result.retry_after is not None and not standing:
             # 429 / 503 + Retry-After on robots.txt: the host is throttling us. Remember it
             # until the Retry-After, and let the caller treat the request as throttled.
@@ -389,6 +420,8 @@ class RobotsCache:
                 "throttled",
                 f"robots.txt answered {status} (Retry-After {result.retry_after:.0f} s)",
                 retry_after=result.retry_after,
+                last_good=last_good,
+                last_good_parser=last_parser,
             )
         # 429, 5xx or unreachable: the site cannot tell us; assume the worst, briefly.
         if status is not None and (status == 429 or status >= 500):
@@ -429,4 +462,6 @@ class RobotsCache:
             status,
             kind,
             why + "; disallowing for now",
+            last_good=last_good,
+            last_good_parser=last_parser,
         )

@@ -18,7 +18,9 @@ from aiohttp import web
 from fairfetch.config import Settings
 from fairfetch.crawl import Crawler
 from fairfetch.crawl.health import ROBOTS_ABSENT_MARK
+from fairfetch.net.fetch import Fetcher
 from fairfetch.net.politeness import politeness_key
+from fairfetch.net.robots import RobotsCache
 from fairfetch.store import open_store
 from fairfetch.store.tables import crawls
 from fairfetch.testing import loopback_server
@@ -113,3 +115,61 @@ async def test_a_robots_txt_unreachable_past_the_grace_is_read_as_absent(tmp_pat
     assert [r.outcome for r in rows[3:]] == ["ok", "ok", "ok"]
     assert all(ROBOTS_ABSENT_MARK in (r.error_detail or "") for r in rows[3:5])
     assert rows[5].error_detail is None
+
+
+async def test_past_the_grace_the_last_good_copy_still_decides(tmp_path: Path) -> None:
+    # robots.txt disallowed the feed, then went 500 for months: RFC 9309 lets us keep the
+    # cached copy, and a directory operator expects it — the feed is never fetched.
+    hits: Counter[str] = Counter()
+    robots = {"status": 200}
+
+    async def handle(request: web.Request) -> web.Response:
+        if request.host.startswith("other.test"):
+            # Another publisher, read normally: its robots.txt copies are saved each run,
+            # and with them the store forgets copies past their keeping time.
+            return web.Response(status=404 if request.path == "/robots.txt" else 200, body=RSS)
+        hits[request.path] += 1
+        if request.path == "/robots.txt":
+            body = "User-agent: *\nDisallow: /feed.xml\n"
+            return web.Response(status=robots["status"], text=body)
+        return web.Response(body=RSS, content_type="application/rss+xml")
+
+    store = open_store(f"sqlite:///{tmp_path}/robotscopy.db")
+    t0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    now = [t0]
+    async with loopback_server(handle) as port:
+        settings = Settings(
+            db=store.url,
+            allow_networks=("127.0.0.1/32",),
+            resolve=("*.test:127.0.0.1",),
+            connect_timeout=5.0,
+            first_byte_timeout=5.0,
+            total_timeout=10.0,
+        )
+        url = f"http://site.test:{port}/feed.xml"
+        store.add_feed(url, now=t0, politeness_key=politeness_key(url))
+        other = f"http://other.test:{port}/feed.xml"
+        store.add_feed(other, now=t0, politeness_key=politeness_key(other))
+        kinds: list[str | None] = []
+        for day in range(0, 200, 2):
+            if day == 2:
+                robots["status"] = 500
+            now[0] = t0 + timedelta(days=day)
+            # A new process each time (cron), as in production: the copy comes from the store,
+            # and it ages on the test's clock (copies are kept in wall-clock time).
+            cache = RobotsCache(clock=lambda: now[0].timestamp(), wall=lambda: now[0].timestamp())
+            fetcher = Fetcher(settings, robots=cache)
+            try:
+                async with Crawler(store, settings, fetcher=fetcher, clock=lambda: now[0]) as c:
+                    summary = await c.crawl_due()
+                    kinds.extend(r.error_kind for r in summary.results if r.url == url)
+            finally:
+                await fetcher.aclose()
+    f = store.get_feed(url)
+    store.close()
+    assert hits["/feed.xml"] == 0
+    assert hits["/robots.txt"] >= 10
+    assert "robots_unreachable" not in kinds
+    assert set(kinds) == {"robots"}
+    assert f.last_error is not None
+    assert ROBOTS_ABSENT_MARK not in f.last_error
