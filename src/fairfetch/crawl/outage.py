@@ -18,6 +18,7 @@ Times are plain floats (a monotonic clock the caller passes in): no I/O, no cloc
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 __all__ = ["OutageDetector"]
@@ -32,23 +33,36 @@ class OutageDetector:
     #: Probes allowed per window during an outage (one per key).
     probe_keys: int = 10
     in_outage: bool = False
-    #: Per key, its latest network-level result: (time, answered?).
-    _latest: dict[str, tuple[float, bool]] = field(default_factory=dict)
-    #: Keys probed during the current outage, with when.
-    _probed: dict[str, float] = field(default_factory=dict)
+    #: Per key, its latest network-level result (time, answered?), oldest first; trimmed to
+    #: the window on every call, so it holds at most the keys seen within a minute.
+    _latest: OrderedDict[str, tuple[float, bool]] = field(default_factory=OrderedDict)
+    _answering: int = 0
+    #: Keys probed during the current outage, with when (oldest first).
+    _probed: OrderedDict[str, float] = field(default_factory=OrderedDict)
 
     def _trim(self, now: float) -> None:
         horizon = now - self.window
-        if any(t < horizon for t, _ in self._latest.values()):
-            self._latest = {k: v for k, v in self._latest.items() if v[0] >= horizon}
-        if any(t < horizon for t in self._probed.values()):
-            self._probed = {k: t for k, t in self._probed.items() if t >= horizon}
+        while self._latest:
+            key, (t, ok) = next(iter(self._latest.items()))
+            if t >= horizon:
+                break
+            del self._latest[key]
+            self._answering -= ok
+        while self._probed and next(iter(self._probed.values())) < horizon:
+            self._probed.popitem(last=False)
+
+    def _record(self, key: str, now: float, ok: bool) -> None:
+        old = self._latest.pop(key, None)
+        if old is not None:
+            self._answering -= old[1]
+        self._latest[key] = (now, ok)
+        self._answering += ok
+        self._trim(now)
 
     def _counts(self, now: float) -> tuple[int, int]:
         """(answering, failing) distinct keys in the window."""
         self._trim(now)
-        answering = sum(1 for _, ok in self._latest.values() if ok)
-        return answering, len(self._latest) - answering
+        return self._answering, len(self._latest) - self._answering
 
     def _recovered(self, now: float) -> bool:
         answering, failing = self._counts(now)
@@ -56,8 +70,7 @@ class OutageDetector:
 
     def observe_network_failure(self, key: str, now: float) -> bool:
         """Record a network-level failure; True when we are (now) in an outage."""
-        self._latest.pop(key, None)
-        self._latest[key] = (now, False)
+        self._record(key, now, False)
         _, failing = self._counts(now)
         if failing >= self.threshold_keys:
             self.in_outage = True
@@ -66,8 +79,7 @@ class OutageDetector:
     def observe_success(self, key: str, now: float) -> None:
         """Record that ``key`` answered (any HTTP answer: the network reached it). Ends an
         outage only on evidence from several keys (see the module docstring)."""
-        self._latest.pop(key, None)
-        self._latest[key] = (now, True)
+        self._record(key, now, True)
         if self.in_outage and self._recovered(now):
             self.in_outage = False
             self._probed.clear()
