@@ -46,6 +46,9 @@ class SendReport:
     errors: list[str] = field(default_factory=list)
     #: readers flagged during this pass (rows fetched earlier must not be attempted)
     flagged_readers: set[int] = field(default_factory=set)
+    #: readers with a hard failure counted during this pass: their next accepted mail resets the
+    #: count, whatever it was when the pass read their rows
+    failed_readers: set[int] = field(default_factory=set)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -223,8 +226,10 @@ async def _deliver_claimed(
             subject=prep.subject,
             charges=prep.decision.charges,
             included_items=prep.included,
-            # a reader's failure count is reset only when it has one (saves a write per mail)
-            reset_failures=bool(row.get("hard_failures", 1)),
+            # a reader's failure count is reset only when it has one (saves a write per mail);
+            # a failure earlier in this pass is one, though the row read before it says 0
+            reset_failures=bool(row.get("hard_failures", 1))
+            or row["reader_id"] in report.failed_readers,
         )
         report.sent += 1
         return True
@@ -233,6 +238,8 @@ async def _deliver_claimed(
                                    flag_after=HARD_FAILURES_TO_FLAG,
                                    count=attempt.against_reader)
         report.failed += 1
+        if attempt.against_reader:
+            report.failed_readers.add(row["reader_id"])
         if flagged:
             report.flagged += 1
             report.flagged_readers.add(row["reader_id"])
