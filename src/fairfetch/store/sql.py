@@ -31,6 +31,7 @@ from fairfetch.store.tables import (
 )
 
 _CHUNK = 400  # bound IN (...) lists; PostgreSQL plans very long ones badly
+_WRITE_ATTEMPTS = 3  # a crawl batch raced by another SQLite writer (see SqlStore.write)
 
 
 class SqlStore:
@@ -223,9 +224,23 @@ class SqlStore:
         """Apply crawl results in one transaction (entries, health, crawl rows, outbox).
 
         ``settings``: the writer's configuration, for the hooks that run in this transaction
-        (the outbox's newness limits); without them the hooks read the environment."""
-        with self.engine.begin() as conn:
-            return write_batch(conn, batch, settings)
+        (the outbox's newness limits); without them the hooks read the environment.
+
+        On SQLite the batch reads which feeds still exist (and which URLs are free) before its
+        first INSERT, which is where the driver takes the write lock: another process (the
+        web's delete, `feeds add`) may commit in between, and the foreign key (or the unique
+        URL) then failed the whole batch, every feed's result with it. The transaction rolled
+        back, so the batch is simply written again; this time its reads see the change. (On
+        PostgreSQL the reads lock what they found.) A violation that is not a race still
+        raises, after the last attempt."""
+        for attempt in range(1, _WRITE_ATTEMPTS + 1):
+            try:
+                with self.engine.begin() as conn:
+                    return write_batch(conn, batch, settings)
+            except sa.exc.IntegrityError:
+                if self.dialect != "sqlite" or attempt == _WRITE_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
 
     def record_outage(self, started_at: datetime, keys: int, detail: str) -> None:
         with self.engine.begin() as conn:
