@@ -52,3 +52,34 @@ async def test_audit_sink_big_pages_and_big_replies_complete(tmp_path: Path) -> 
     con = CrawlFile(path, create=False).conn
     assert con.execute("SELECT COUNT(*) FROM links").fetchone()[0] == PAGES * LINKS
     assert con.execute("SELECT COUNT(*) FROM pages WHERE state='done'").fetchone()[0] == PAGES
+
+
+async def test_audit_sink_writer_process_killed_fails_the_crawl_loudly(tmp_path: Path) -> None:
+    # The writer process dies (OOM killer, a crash in lexbor): the pages in flight and every
+    # later one fail with the cause instead of waiting for replies that will never come.
+    import os
+    import signal
+
+    import pytest
+
+    from fairfetch.errors import AuditError
+
+    path = tmp_path / "c.db"
+    CrawlFile(path).close()
+    sink = ProcessSink(str(path), "http://site.test/", False, 256)
+
+    async def run() -> None:
+        sink.start()
+        try:
+            first = await sink.submit_page(1, _page(0))
+            await first  # the writer works
+            os.kill(sink.proc.pid, signal.SIGKILL)
+            await asyncio.to_thread(sink.proc.join)
+            with pytest.raises(AuditError, match="writer process"):
+                for i in range(1, PAGES):  # a dead pipe is found on a write or on the replies
+                    await (await sink.submit_page(i + 1, _page(i)))
+        finally:
+            with pytest.raises(AuditError):
+                await sink.aclose()
+
+    await asyncio.wait_for(run(), timeout=120)  # a deadline for a hang, not a timed assertion
