@@ -289,6 +289,13 @@ class Crawler:
             report.existing.append(existing.url)
             return
         result = await self._fetch_for_add(url)
+        moved_to = permanent_target(result)
+        if moved_to is not None and moved_to != url:
+            # The feed's old address: every hop permanent, onto a feed we already have.
+            there = await asyncio.to_thread(self.store.find_feed, moved_to)
+            if there is not None and there.url == moved_to:
+                report.existing.append(there.url)
+                return
         body = result.body if result.ok else b""
         if result.ok and looks_like_html(body) and not parse_feed(body, url=result.final_url).ok:
             await self._add_discovered(raw, url, result, report)

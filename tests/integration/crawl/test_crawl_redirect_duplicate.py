@@ -91,3 +91,45 @@ async def test_a_move_onto_another_feeds_url_is_recorded_and_stops_the_double_fe
     assert [r.outcome for r in rows] == ["ok", "error"]
     assert rows[1].error_kind == "duplicate"
     assert new in rows[1].error_detail
+
+
+async def test_adding_a_url_that_permanently_redirects_to_a_directory_feed_finds_that_feed(
+    tmp_path: Path,
+) -> None:
+    # `feeds add` (and OPML import) of a feed's old address: the one GET it costs lands on a
+    # feed the directory already has. It used to add a second feed for the same URL (which now
+    # ends dead as a duplicate); it is that feed, reported as existing.
+    async def handle(request: web.Request) -> web.StreamResponse:
+        if request.path == "/robots.txt":
+            return web.Response(status=404)
+        if request.path == "/old.xml":
+            raise web.HTTPMovedPermanently(location="/new.xml")
+        if request.path == "/temp.xml":
+            raise web.HTTPFound(location="/new.xml")
+        return web.Response(body=RSS, content_type="application/rss+xml")
+
+    store = open_store(f"sqlite:///{tmp_path}/dupadd.db")
+    async with loopback_server(handle) as port:
+        settings = Settings(
+            db=store.url,
+            allow_networks=("127.0.0.1/32",),
+            resolve=("*.test:127.0.0.1",),
+            connect_timeout=5.0,
+            first_byte_timeout=5.0,
+            total_timeout=10.0,
+        )
+        old = f"http://site.test:{port}/old.xml"
+        new = f"http://site.test:{port}/new.xml"
+        temp = f"http://site.test:{port}/temp.xml"
+        async with Crawler(store, settings) as crawler:
+            first = await crawler.add([new])
+            assert first.added == [new]
+            again = await crawler.add([old])
+            assert again.added == []
+            assert again.existing == [new]
+            # A temporary redirect says nothing about where the feed lives: added as given.
+            other = await crawler.add([temp])
+            assert other.added == [temp]
+    urls = sorted(f.url for f in store.list_feeds())
+    store.close()
+    assert urls == sorted([new, temp])
