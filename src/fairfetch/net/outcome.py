@@ -24,6 +24,7 @@ ERROR_KINDS = (
     "blocked",     # a 403 that is a bot challenge (cf-mitigated: challenge, …)
     "robots",      # disallowed by robots.txt
     "robots_unreachable",  # robots.txt answered 5xx, no good copy: deferred, not the feed's
+    "duplicate",   # moved permanently onto a URL another feed already crawls: dead at once
     "not_a_feed",  # a 2xx body that is not a feed
     "parse",       # a feed we could not read at all
     "internal",    # a bug on our side (logged loudly); never counted against the feed

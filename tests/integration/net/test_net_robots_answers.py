@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from aiohttp import web
 
 from .conftest import RawServer, make_fetcher, net_settings, raw_server, serve
@@ -85,7 +86,7 @@ async def test_a_robots_txt_cut_off_mid_body_is_not_taken_as_no_rules() -> None:
     assert r.error_kind == "connect"  # the robots.txt fetch's own failure: the host's
     assert rules is not None
     assert rules.state == "disallow_all"
-    assert rules.expires_at - rules.fetched_at == f.robots.error_ttl
+    assert rules.expires_at - rules.fetched_at == pytest.approx(f.robots.error_ttl)
 
 
 async def test_a_robots_txt_past_the_redirect_cap_is_no_rules() -> None:
