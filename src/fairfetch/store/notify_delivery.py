@@ -3,6 +3,8 @@ row's fate (sent and charged, failed for now, failed for good, cancelled)."""
 
 from __future__ import annotations
 
+import fcntl
+import os
 import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -61,10 +63,34 @@ def due_outbox(
 #: First key of the PostgreSQL advisory locks that claim outbox rows (the second is the row id).
 _ADVISORY_NS = 0x6E6F7466  # "notf"
 
-#: SQLite: rows being sent by a sender in this process, per database (multi-process SQLite is
-#: not supported; threads of one process are: the web app's confirmation mail beside ``run``).
+#: SQLite: rows being sent by a sender in this process, per database (threads of one process:
+#: the web app's confirmation mail beside ``run``). POSIX record locks belong to the process,
+#: so two threads would both get one; this set tells them apart.
 _LOCAL_CLAIMS: set[tuple[str, int]] = set()
 _LOCAL_LOCK = threading.Lock()
+#: SQLite: one descriptor per lock file, open for the life of the process. Closing any
+#: descriptor of a file drops every record lock the process holds on it, so it is never closed.
+_LOCK_FILES: dict[str, int] = {}
+
+
+def _sqlite_lock_fd(store: SqlStore) -> int | None:
+    """The claims lock file beside a SQLite database (``<db>-notify.lock``), or None for an
+    in-memory one (one process by definition).
+
+    Between processes (``notify send-due`` from cron beside ``run``) a claim is a one-byte
+    record lock at the row's id: the kernel drops it when the process dies, so like
+    PostgreSQL's advisory locks a crash delays nothing. A lock file of its own, never the
+    database: SQLite takes record locks on its own files and closes their descriptors."""
+    path = store.engine.url.database
+    if not path or path == ":memory:" or path.startswith("file::memory:"):
+        return None
+    lock_path = os.path.realpath(path) + "-notify.lock"
+    with _LOCAL_LOCK:
+        fd = _LOCK_FILES.get(lock_path)
+        if fd is None:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            _LOCK_FILES[lock_path] = fd
+    return fd
 
 
 class OutboxClaims:
@@ -74,7 +100,8 @@ class OutboxClaims:
     once claimed (another sender may have sent it since it was read). On PostgreSQL a claim is a
     session advisory lock on a connection of this pass: it is released when the row is settled,
     and by the server if the process dies, so a crash delays nothing. On SQLite it is a mark in
-    this process. The claim is held from before the SMTP dialogue until after the row is marked.
+    this process and a record lock on a file beside the database (see _sqlite_lock_fd). The
+    claim is held from before the SMTP dialogue until after the row is marked.
     """
 
     def __init__(self, store: SqlStore) -> None:
@@ -82,8 +109,11 @@ class OutboxClaims:
         self._key = store.engine.url.render_as_string(hide_password=True)
         self._conn: sa.Connection | None = None
         self._held: set[int] = set()
+        self._lock_fd: int | None = None
         if store.engine.dialect.name == "postgresql":
             self._conn = store.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+        elif store.engine.dialect.name == "sqlite":
+            self._lock_fd = _sqlite_lock_fd(store)
 
     def claim(self, outbox_id: int, now: datetime) -> bool:
         """True when this pass now owns the row and it still is pending and due at ``now``."""
@@ -98,6 +128,11 @@ class OutboxClaims:
             with _LOCAL_LOCK:
                 if (self._key, outbox_id) in _LOCAL_CLAIMS:
                     return False
+                if self._lock_fd is not None:
+                    try:
+                        fcntl.lockf(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, outbox_id)
+                    except OSError:  # EAGAIN/EACCES: another process is sending it
+                        return False
                 _LOCAL_CLAIMS.add((self._key, outbox_id))
         self._held.add(outbox_id)
         with self.store.engine.connect() as conn:
@@ -125,6 +160,8 @@ class OutboxClaims:
         else:
             with _LOCAL_LOCK:
                 _LOCAL_CLAIMS.discard((self._key, outbox_id))
+                if self._lock_fd is not None:
+                    fcntl.lockf(self._lock_fd, fcntl.LOCK_UN, 1, outbox_id)
 
     def close(self) -> None:
         for outbox_id in list(self._held):
