@@ -27,6 +27,7 @@ from fairfetch.crawl.urls import normalize_feed_url
 from fairfetch.errors import InputError, InvalidURLError, NotFoundError
 from fairfetch.opml import build_opml, parse_opml
 from fairfetch.store import FeedRecord, SqlStore, dumps, feed_key
+from fairfetch.store.notify_subscriptions import feed_duplicate_of
 from fairfetch.views import feed_details, feed_summary
 
 feeds_app = typer.Typer(help="Manage the feeds of the directory.", no_args_is_help=True)
@@ -176,7 +177,10 @@ def feeds_show(
     """Show one feed: health, schedule, redirects, kind and evidence, contacts, WebSub."""
     store = store_of(ctx)
     try:
-        view = feed_details(store, get_feed(store, url))
+        feed = get_feed(store, url)
+        view = feed_details(store, feed)
+        # the feed this one duplicates (a confirmed move onto its URL); its readers moved there
+        view["duplicate_of"] = feed_duplicate_of(store, feed.id)
     finally:
         store.close()
     if as_json:

@@ -633,6 +633,7 @@ class Crawler:
                 robots_absent=job.robots_absent,
             )
         decision: Decision = decide(feed_state(feed), outcome, now, self.policy)
+        duplicate_of: int | None = None
         moving_to = decision.changes.get("url")
         if moving_to is not None and moving_to != feed.url:
             other = await asyncio.to_thread(self.store.find_feed, moving_to)
@@ -651,9 +652,17 @@ class Crawler:
                 )
                 decision = decide(feed_state(feed), outcome, now, self.policy)
                 parsed, extra, entry_ids = None, {}, frozenset()
+                # The structured link: the store moves this feed's readers to that feed in
+                # the transaction that records it (a window between the two lost mails).
+                duplicate_of = other.id
         changes = dict(decision.changes)
+        if duplicate_of is not None:
+            changes["duplicate_of"] = duplicate_of
         if decision.outcome in ("ok", "not_modified"):
             changes.update(extra)
+            if feed.status == "dead":
+                # Revived (a success): it duplicates nothing any more.
+                changes["duplicate_of"] = None
             if "url" in changes:
                 changes["politeness_key"] = politeness_key(changes["url"], extra.get("backend"))
         if result.status is not None and result.error_kind not in NETWORK_ERROR_KINDS:

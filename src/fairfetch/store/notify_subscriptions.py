@@ -426,3 +426,12 @@ def import_subscriptions(
             conn.execute(notify_subscriptions.insert(), subs[i : i + 1000])
         created = len(subs)
     return created
+
+
+def feed_duplicate_of(store: SqlStore, feed_id: int) -> int | None:
+    """``feeds.duplicate_of`` of one feed (``feeds show``)."""
+    with store.engine.connect() as conn:
+        found = conn.execute(
+            sa.select(feeds.c.duplicate_of).where(feeds.c.id == feed_id)
+        ).scalar()
+    return None if found is None else int(found)

@@ -55,6 +55,14 @@ feeds = sa.Table(
     sa.Column("entry_count", sa.Integer, nullable=False, server_default="0"),
     sa.Column("newest_entry_at", UTCDateTime),
     sa.Column("crawl_count", sa.Integer, nullable=False, server_default="0"),
+    #: the feed this one duplicates (its confirmed move landed on that feed's URL); its readers
+    #: are moved there
+    sa.Column(
+        "duplicate_of",
+        sa.Integer,
+        sa.ForeignKey("feeds.id", ondelete="SET NULL"),
+        index=True,
+    ),
 )
 
 entries = sa.Table(
