@@ -25,6 +25,7 @@ from fairfetch.notify.billing import Decision, decide_digest, decide_realtime
 from fairfetch.notify.options import NotifyOptions
 from fairfetch.notify.smtp import POLICY_REFUSAL, SmtpConfig, SmtpSession
 from fairfetch.store import notify_repo as repo
+from fairfetch.store.notify_subscriptions import move_duplicate_subscriptions
 from fairfetch.store.sql import SqlStore
 
 __all__ = ["SendReport", "run_forever", "send_due", "send_one"]
@@ -282,6 +283,11 @@ async def send_due(
     oldest first once the server is back.
     """
     opts = options or NotifyOptions.from_settings(settings)
+    if only_ids is None:
+        # Readers of a duplicate feed the crawl did not move (recorded before the link
+        # existed, or by another writer) follow it before anything is sent; see
+        # follow_duplicates for why the crawl's own transaction moves the rest.
+        move_duplicate_subscriptions(store, now or _utcnow(), settings)
     report = SendReport()
     session = SmtpSession(SmtpConfig.parse(settings.smtp_url), timeout=opts.smtp_timeout)
     pacer = _Pacer(opts.rate)

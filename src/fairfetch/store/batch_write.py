@@ -211,6 +211,13 @@ def _write_unique(
     moved = _moves(conn, batch)
     new_ids, newest = _entries(conn, batch)
     _feed_updates(conn, batch, moved, new_ids, newest)
+    duplicates = [w.feed_id for w in batch if w.feed_changes.get("duplicate_of") is not None]
+    if duplicates:
+        # The readers of a feed recorded as a duplicate follow it in this same transaction,
+        # before this batch's new entries are enqueued (see follow_duplicates: why here).
+        from fairfetch.store.notify_subscriptions import follow_duplicates
+
+        follow_duplicates(conn, max(w.at for w in batch), duplicates, settings)
     _hops(conn, batch)
     _contacts(conn, batch)
     _authors(conn, batch)
@@ -219,6 +226,12 @@ def _write_unique(
         ids = new_ids.get(w.feed_id)
         if ids:
             run_new_entries_hooks(conn, w.feed_id, ids, w.at, w.first_crawl, settings)
+    if duplicates:
+        # ... and, once this batch's new entries are enqueued, are not told twice of an item
+        # the duplicate told them of (see settle_duplicates).
+        from fairfetch.store.notify_subscriptions import settle_duplicates
+
+        settle_duplicates(conn, duplicates)
     return [
         WriteResult(w.feed_id, len(new_ids.get(w.feed_id, ())), moved.get(w.feed_id)) for w in batch
     ]

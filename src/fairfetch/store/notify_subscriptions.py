@@ -14,14 +14,18 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from fairfetch.config import Settings
 from fairfetch.errors import InputError, NotFoundError
 from fairfetch.notify.schedule import schedule_label
+from fairfetch.store.hooks import run_new_entries_hooks
 from fairfetch.store.notify_outbox import insert_outbox
 from fairfetch.store.sql import SqlStore
-from fairfetch.store.tables import feeds
+from fairfetch.store.tables import entries, feeds
 from fairfetch.store.tables_notify import (
+    notify_digest_items,
     notify_outbox,
     notify_readers,
+    notify_sponsorships,
     notify_subscriptions,
 )
 
@@ -121,6 +125,9 @@ def subscribe(
     """
     throttled = False
     with store.engine.begin() as conn:
+        # A duplicate feed (found by its old URL) is no longer crawled: its readers belong on
+        # the feed it duplicates, where nothing would reach them otherwise.
+        feed_id = duplicate_target(conn, feed_id) or feed_id
         reader = _reader(conn, email, tz, now, update_active=update_active)
         values = {
             "mode": mode,
@@ -428,6 +435,26 @@ def import_subscriptions(
     return created
 
 
+#: How far a chain of duplicates is followed (A duplicates B, which duplicates C, …).
+_MAX_DUPLICATE_HOPS = 10
+
+
+def duplicate_target(conn: sa.Connection, feed_id: int) -> int | None:
+    """The live feed a duplicate's readers belong on (the end of its ``duplicate_of`` chain),
+    None when ``feed_id`` duplicates nothing (or the chain loops)."""
+    seen = [feed_id]
+    current = feed_id
+    for _ in range(_MAX_DUPLICATE_HOPS):
+        nxt = conn.execute(sa.select(feeds.c.duplicate_of).where(feeds.c.id == current)).scalar()
+        if nxt is None:
+            return None if current == feed_id else current
+        if nxt in seen:
+            return None
+        seen.append(nxt)
+        current = int(nxt)
+    return None
+
+
 def feed_duplicate_of(store: SqlStore, feed_id: int) -> int | None:
     """``feeds.duplicate_of`` of one feed (``feeds show``)."""
     with store.engine.connect() as conn:
@@ -435,3 +462,407 @@ def feed_duplicate_of(store: SqlStore, feed_id: int) -> int | None:
             sa.select(feeds.c.duplicate_of).where(feeds.c.id == feed_id)
         ).scalar()
     return None if found is None else int(found)
+
+
+def follow_duplicates(
+    conn: sa.Connection,
+    now: datetime,
+    feed_ids: Sequence[int] | None = None,
+    settings: Settings | None = None,
+) -> int:
+    """Move the live (active and pending) subscriptions of duplicate feeds to the feed each
+    duplicates; returns how many subscriptions were moved or ended.
+
+    Why here, and run from the transaction that records the duplicate (the crawl's batch write,
+    see ``batch_write``): a duplicate is no longer crawled, so from that commit on its readers
+    get nothing more from it; an item the other feed gains between the mark and a later move
+    (an operator's, or the notifier's next pass) would be enqueued for that feed's readers
+    only, and lost for these. The notifier's pass runs it too (``feed_ids=None``: every
+    duplicate), for duplicates recorded before the link existed (the migration links them) or
+    written by a process that did not move them.
+
+    A subscription keeps its id, tokens, mode, schedule, filters and confirmation, so the
+    mails already queued for the old feed's entries still go (they name the subscription, not
+    the feed), and the links in mails already sent keep working. A reader already subscribed to
+    the other feed keeps that subscription; the duplicate one is ended (``unsubscribed``, at
+    ``now``), and its queued mails move to the kept one, except those for an item the kept one
+    has itself (the same entry id on the other feed), which are cancelled with that reason. The
+    duplicate's sponsor carries over to a feed that has none (a publisher paid for its readers,
+    and they are the same people). Items the duplicate's readers were told about and the other
+    feed has not stored yet are carried over first (see :func:`_carry_entries`): else the other
+    feed's next crawl would find them new and tell these readers again.
+    """
+    q = sa.select(feeds.c.id).where(feeds.c.duplicate_of.is_not(None))
+    if feed_ids is not None:
+        if not feed_ids:
+            return 0
+        q = q.where(feeds.c.id.in_(sorted(set(feed_ids))))
+    done = 0
+    for src in conn.execute(q).scalars().all():
+        target = duplicate_target(conn, int(src))
+        if target is not None:
+            done += _move_subscriptions(conn, int(src), target, now, settings)
+    return done
+
+
+def _live(feed_id: int) -> sa.Select[Any]:
+    return sa.select(notify_subscriptions.c.id).where(
+        notify_subscriptions.c.feed_id == feed_id,
+        notify_subscriptions.c.status.in_(("active", "pending")),
+    )
+
+
+def _carry_entries(
+    conn: sa.Connection, src: int, target: int, now: datetime, settings: Settings | None
+) -> None:
+    """Copy to ``target`` the duplicate's entries its readers were told about (or have queued)
+    and ``target`` does not have, from the duplicate's last successful read (the document at
+    the other feed's URL: the redirect was followed then). The duplicate read that URL first
+    (its turn in the round came earlier): when ``target`` reads these entries they are not new
+    any more, so the readers moved here are not told twice. Its own readers are told now, by
+    the new-entries hooks (in this transaction), as they would have been then; the moved
+    readers are not on ``target`` yet, and a reader of both is settled by the hand-over."""
+    last_success = conn.execute(
+        sa.select(feeds.c.last_success_at).where(feeds.c.id == src)
+    ).scalar()
+    if last_success is None:
+        return
+    told = sa.select(notify_outbox.c.entry_id).where(
+        notify_outbox.c.subscription_id.in_(_live(src)),
+        notify_outbox.c.kind == "item",
+        notify_outbox.c.status.in_(("pending", "sent")),
+    )
+    digested = sa.select(notify_digest_items.c.entry_id).where(
+        notify_digest_items.c.subscription_id.in_(_live(src))
+    )
+    there = sa.select(entries.c.entry_id).where(entries.c.feed_id == target)
+    copied = (
+        "entry_id", "title", "link", "published", "updated", "summary", "content", "authors",
+        "categories", "enclosures", "image_url", "content_hash", "first_seen_at", "last_seen_at",
+    )
+    rows = conn.execute(
+        sa.select(*(entries.c[c] for c in copied)).where(
+            entries.c.feed_id == src,
+            entries.c.last_seen_at >= last_success,
+            sa.or_(entries.c.id.in_(told), entries.c.id.in_(digested)),
+            entries.c.entry_id.not_in(there),
+        ).order_by(entries.c.id)
+    ).mappings().all()
+    if not rows:
+        return
+    ids = [
+        int(conn.execute(
+            entries.insert().values(feed_id=target, **dict(r)).returning(entries.c.id)
+        ).scalar_one())
+        for r in rows
+    ]
+    dated = [d for r in rows if (d := r["published"] or r["updated"]) is not None]
+    values: dict[str, Any] = {"entry_count": feeds.c.entry_count + len(ids)}
+    if dated:
+        newest = max(dated)
+        values["newest_entry_at"] = sa.case(
+            (feeds.c.newest_entry_at.is_(None), newest),
+            (feeds.c.newest_entry_at < newest, newest),
+            else_=feeds.c.newest_entry_at,
+        )
+    conn.execute(feeds.update().where(feeds.c.id == target).values(values))
+    run_new_entries_hooks(conn, target, ids, now, False, settings)
+
+
+def _move_subscriptions(
+    conn: sa.Connection, src: int, target: int, now: datetime, settings: Settings | None
+) -> int:
+    live = conn.execute(
+        sa.select(notify_subscriptions).where(
+            notify_subscriptions.c.feed_id == src,
+            notify_subscriptions.c.status.in_(("active", "pending")),
+        ).order_by(notify_subscriptions.c.id)
+    ).mappings().all()
+    if not live:
+        return 0
+    _carry_entries(conn, src, target, now, settings)
+    sponsor = conn.execute(
+        sa.select(notify_sponsorships.c.publisher_id).where(notify_sponsorships.c.feed_id == src)
+    ).scalar()
+    if sponsor is not None and conn.execute(
+        sa.select(notify_sponsorships.c.feed_id).where(notify_sponsorships.c.feed_id == target)
+    ).first() is None:
+        conn.execute(
+            notify_sponsorships.insert().values(feed_id=target, publisher_id=sponsor, since=now)
+        )
+    for sub in live:
+        kept = _sub_by(
+            conn,
+            sa.and_(
+                notify_subscriptions.c.reader_id == sub["reader_id"],
+                notify_subscriptions.c.feed_id == target,
+            ),
+        )
+        if kept is None:
+            conn.execute(
+                notify_subscriptions.update()
+                .where(notify_subscriptions.c.id == sub["id"])
+                .values(feed_id=target)
+            )
+            continue
+        if kept["status"] != "active" and sub["status"] == "active":
+            # The reader's subscription there was pending or ended; the one that worked
+            # carries on there, as it was.
+            conn.execute(
+                notify_subscriptions.update()
+                .where(notify_subscriptions.c.id == kept["id"])
+                .values(
+                    mode=sub["mode"],
+                    hour=sub["hour"],
+                    weekday=sub["weekday"],
+                    only_categories=sub["only_categories"],
+                    except_categories=sub["except_categories"],
+                    status="active",
+                    confirmed_at=sub["confirmed_at"],
+                    unsubscribed_at=None,
+                )
+            )
+        _end(conn, notify_subscriptions.c.id == sub["id"], now)
+        _hand_over_queued(conn, sub["id"], kept["id"], src, target)
+    return len(live)
+
+
+def _cancel_unsent(conn: sa.Connection, outbox_id: int, reason: str) -> None:
+    """Only for a row never tried: no publisher credit is held for it yet."""
+    conn.execute(
+        notify_outbox.update()
+        .where(
+            notify_outbox.c.id == outbox_id,
+            notify_outbox.c.status == "pending",
+            notify_outbox.c.attempts == 0,
+        )
+        .values(status="cancelled", last_error=reason[:500])
+    )
+
+
+def _hand_over_queued(
+    conn: sa.Connection, old_sub: int, kept_sub: int, src: int, target: int
+) -> None:
+    """Settle an ended duplicate subscription against the reader's kept one: one mail per item.
+
+    An item the old one delivered is not sent again by the kept one (its queued copy is
+    cancelled, its place in an open digest taken back); the old one's queued mails go through
+    the kept one, but for items the kept one has itself."""
+    old_rows = conn.execute(
+        sa.select(notify_outbox.c.id, notify_outbox.c.status, entries.c.entry_id)
+        .join(entries, entries.c.id == notify_outbox.c.entry_id)
+        .where(
+            notify_outbox.c.subscription_id == old_sub,
+            notify_outbox.c.kind == "item",
+            notify_outbox.c.status.in_(("pending", "sent")),
+        )
+    ).all()
+    delivered = {r.entry_id for r in old_rows if r.status == "sent"}
+    delivered.update(
+        conn.execute(
+            sa.select(entries.c.entry_id)
+            .join(notify_digest_items, notify_digest_items.c.entry_id == entries.c.id)
+            .join(notify_outbox, notify_outbox.c.id == notify_digest_items.c.outbox_id)
+            .where(notify_digest_items.c.subscription_id == old_sub,
+                   notify_outbox.c.status == "sent")
+        ).scalars()
+    )
+    if delivered:
+        for oid, eid in conn.execute(
+            sa.select(notify_outbox.c.id, entries.c.entry_id)
+            .join(entries, entries.c.id == notify_outbox.c.entry_id)
+            .where(
+                notify_outbox.c.subscription_id == kept_sub,
+                notify_outbox.c.kind == "item",
+                notify_outbox.c.status == "pending",
+                entries.c.feed_id == target,
+            )
+        ).all():
+            if eid in delivered:
+                _cancel_unsent(
+                    conn, oid, f"duplicate feed: already sent to the reader through feed #{src}"
+                )
+        open_issues = sa.select(notify_outbox.c.id).where(
+            notify_outbox.c.status == "pending", notify_outbox.c.closed_at.is_(None)
+        )
+        for item_id, eid in conn.execute(
+            sa.select(notify_digest_items.c.id, entries.c.entry_id)
+            .join(entries, entries.c.id == notify_digest_items.c.entry_id)
+            .where(
+                notify_digest_items.c.subscription_id == kept_sub,
+                notify_digest_items.c.outbox_id.in_(open_issues),
+                entries.c.feed_id == target,
+            )
+        ).all():
+            if eid in delivered:
+                conn.execute(
+                    notify_digest_items.delete().where(notify_digest_items.c.id == item_id)
+                )
+    had = _kept_entry_ids(conn, kept_sub, target)
+    for oid, status, eid in old_rows:
+        if status != "pending":
+            continue
+        if eid in had:
+            # (a row being retried stays on the ended subscription: the sender cancels it,
+            # giving back the credit it holds)
+            _cancel_unsent(
+                conn, oid, f"duplicate feed: feed #{target} already has this item for the reader"
+            )
+            continue
+        conn.execute(
+            notify_outbox.update()
+            .where(notify_outbox.c.id == oid, notify_outbox.c.status == "pending")
+            .values(subscription_id=kept_sub)
+        )
+    pending_issues = sa.select(notify_outbox.c.id).where(notify_outbox.c.status == "pending")
+    keep = [
+        i
+        for i, eid in conn.execute(
+            sa.select(notify_digest_items.c.id, entries.c.entry_id)
+            .join(entries, entries.c.id == notify_digest_items.c.entry_id)
+            .where(
+                notify_digest_items.c.subscription_id == old_sub,
+                notify_digest_items.c.outbox_id.in_(pending_issues),
+            )
+        ).all()
+        if eid not in had
+    ]
+    if keep:
+        conn.execute(
+            notify_digest_items.update()
+            .where(notify_digest_items.c.id.in_(keep))
+            .values(subscription_id=kept_sub)
+        )
+
+
+def _kept_entry_ids(conn: sa.Connection, kept_sub: int, target: int) -> set[str]:
+    """Entry ids of the target feed the kept subscription has a mail (queued or sent) or a
+    digest item for."""
+    mailed = sa.select(notify_outbox.c.entry_id).where(
+        notify_outbox.c.subscription_id == kept_sub,
+        notify_outbox.c.kind == "item",
+        notify_outbox.c.status.in_(("pending", "sent")),
+    )
+    digested = sa.select(notify_digest_items.c.entry_id).where(
+        notify_digest_items.c.subscription_id == kept_sub
+    )
+    return set(
+        conn.execute(
+            sa.select(entries.c.entry_id).where(
+                entries.c.feed_id == target,
+                sa.or_(entries.c.id.in_(mailed), entries.c.id.in_(digested)),
+            )
+        ).scalars()
+    )
+
+
+def move_duplicate_subscriptions(
+    store: SqlStore, now: datetime, settings: Settings | None = None
+) -> int:
+    """:func:`follow_duplicates` for every duplicate, in a transaction of its own."""
+    with store.engine.begin() as conn:
+        done = follow_duplicates(conn, now, settings=settings)
+        if done:
+            settle_duplicates(
+                conn,
+                conn.execute(sa.select(feeds.c.id).where(feeds.c.duplicate_of.is_not(None)))
+                .scalars()
+                .all(),
+            )
+        return done
+
+
+def settle_duplicates(conn: sa.Connection, feed_ids: Sequence[int]) -> None:
+    """One mail per item for the readers who followed a duplicate, once the write that moved
+    them has enqueued its new entries (the crawl's batch may hold the duplicate mark and the
+    other feed's first read of an item the duplicate's readers were already told of).
+
+    For every subscription on the other feed that holds mails or digest items of the
+    duplicate's entries (moved there, or kept by a reader of both), a mail of the other feed's
+    copy of such an entry (same entry id), not tried yet, is cancelled with the reason, and
+    its place in an open digest issue is taken back: the duplicate's copy goes (or went)."""
+    for src in feed_ids:
+        target = duplicate_target(conn, int(src))
+        if target is not None:
+            _settle(conn, int(src), target)
+
+
+def _settle(conn: sa.Connection, src: int, target: int) -> None:
+    # subscription -> entry ids of src it was told of: sent, or queued and still going to be
+    # (a queued mail of an ended subscription is cancelled by the sender: it tells nobody)
+    told: dict[int, set[str]] = {}
+    going = sa.or_(notify_outbox.c.status == "sent", sa.and_(
+        notify_outbox.c.status == "pending", notify_subscriptions.c.status == "active"))
+    for sub_id, eid in conn.execute(
+        sa.select(notify_outbox.c.subscription_id, entries.c.entry_id)
+        .join(entries, entries.c.id == notify_outbox.c.entry_id)
+        .join(notify_subscriptions,
+              notify_subscriptions.c.id == notify_outbox.c.subscription_id)
+        .where(entries.c.feed_id == src, notify_outbox.c.kind == "item", going)
+    ).all():
+        told.setdefault(int(sub_id), set()).add(eid)
+    for sub_id, eid in conn.execute(
+        sa.select(notify_digest_items.c.subscription_id, entries.c.entry_id)
+        .join(entries, entries.c.id == notify_digest_items.c.entry_id)
+        .join(notify_outbox, notify_outbox.c.id == notify_digest_items.c.outbox_id)
+        .join(notify_subscriptions,
+              notify_subscriptions.c.id == notify_digest_items.c.subscription_id)
+        .where(entries.c.feed_id == src, going)
+    ).all():
+        told.setdefault(int(sub_id), set()).add(eid)
+    if not told:
+        return
+    subs = {
+        int(r.id): int(r.reader_id)
+        for r in conn.execute(
+            sa.select(notify_subscriptions.c.id, notify_subscriptions.c.reader_id).where(
+                notify_subscriptions.c.id.in_(sorted(told))
+            )
+        )
+    }
+    # a reader's ended subscription on src counts for the one kept on target
+    kept = {
+        int(r.reader_id): int(r.id)
+        for r in conn.execute(
+            sa.select(notify_subscriptions.c.id, notify_subscriptions.c.reader_id).where(
+                notify_subscriptions.c.feed_id == target,
+                notify_subscriptions.c.reader_id.in_(sorted(set(subs.values()))),
+            )
+        )
+    }
+    had: dict[int, set[str]] = {}
+    for sub_id, eids in told.items():
+        holder = kept.get(subs.get(sub_id, -1))
+        if holder is not None:
+            had.setdefault(holder, set()).update(eids)
+    if not had:
+        return
+    reason = f"duplicate feed: already sent or queued to the reader through feed #{src}"
+    for oid, sub_id, eid in conn.execute(
+        sa.select(notify_outbox.c.id, notify_outbox.c.subscription_id, entries.c.entry_id)
+        .join(entries, entries.c.id == notify_outbox.c.entry_id)
+        .where(
+            entries.c.feed_id == target,
+            notify_outbox.c.kind == "item",
+            notify_outbox.c.status == "pending",
+            notify_outbox.c.subscription_id.in_(sorted(had)),
+        )
+    ).all():
+        if eid in had[int(sub_id)]:
+            _cancel_unsent(conn, int(oid), reason)
+    open_issues = sa.select(notify_outbox.c.id).where(
+        notify_outbox.c.status == "pending", notify_outbox.c.closed_at.is_(None)
+    )
+    for item_id, sub_id, eid in conn.execute(
+        sa.select(
+            notify_digest_items.c.id, notify_digest_items.c.subscription_id, entries.c.entry_id
+        )
+        .join(entries, entries.c.id == notify_digest_items.c.entry_id)
+        .where(
+            entries.c.feed_id == target,
+            notify_digest_items.c.subscription_id.in_(sorted(had)),
+            notify_digest_items.c.outbox_id.in_(open_issues),
+        )
+    ).all():
+        if eid in had[int(sub_id)]:
+            conn.execute(notify_digest_items.delete().where(notify_digest_items.c.id == item_id))

@@ -56,7 +56,7 @@ feeds = sa.Table(
     sa.Column("newest_entry_at", UTCDateTime),
     sa.Column("crawl_count", sa.Integer, nullable=False, server_default="0"),
     #: the feed this one duplicates (its confirmed move landed on that feed's URL); its readers
-    #: are moved there
+    #: are moved there (see fairfetch.store.notify_subscriptions.follow_duplicates)
     sa.Column(
         "duplicate_of",
         sa.Integer,
