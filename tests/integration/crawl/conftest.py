@@ -32,3 +32,16 @@ def settings(testbed: Testbed, store: SqlStore) -> Settings:
     return testbed.settings(
         db=store.url, connect_timeout=2.0, first_byte_timeout=1.0, total_timeout=2.0
     )
+
+
+def loopback_settings(db: str) -> Settings:
+    """Settings for a crawl of a loopback server of the test's own, its hosts named ``*.test``:
+    loose enough caps that a loaded machine does not turn a slow answer into a failure."""
+    return Settings(
+        db=db,
+        allow_networks=("127.0.0.1/32",),
+        resolve=("*.test:127.0.0.1",),
+        connect_timeout=5.0,
+        first_byte_timeout=5.0,
+        total_timeout=10.0,
+    )

@@ -16,11 +16,12 @@ from datetime import timedelta
 
 from aiohttp import web
 
-from fairfetch.config import Settings
 from fairfetch.crawl import Crawler, utcnow
 from fairfetch.net.politeness import politeness_key
 from fairfetch.store import CrawlWrite, SqlStore
 from fairfetch.testing import loopback_server
+
+from .conftest import loopback_settings
 
 
 @asynccontextmanager
@@ -38,14 +39,7 @@ async def throttling_server(hits: Counter[str]) -> AsyncIterator[int]:
 async def test_a_throttled_dead_probe_waits_for_the_retry_after(store: SqlStore) -> None:
     hits: Counter[str] = Counter()
     async with throttling_server(hits) as port:
-        settings = Settings(
-            db=store.url,
-            allow_networks=("127.0.0.1/32",),
-            resolve=("*.test:127.0.0.1",),
-            connect_timeout=5.0,
-            first_byte_timeout=5.0,
-            total_timeout=10.0,
-        )
+        settings = loopback_settings(store.url)
         url = f"http://dead.test:{port}/feed"
         now = utcnow()
         feed, _ = store.add_feed(url, now=now, politeness_key=politeness_key(url))

@@ -17,7 +17,6 @@ from alembic import command
 from typer.testing import CliRunner
 
 from fairfetch.cli import app
-from fairfetch.config import Settings
 from fairfetch.crawl import Crawler
 from fairfetch.net.politeness import politeness_key
 from fairfetch.store import open_store
@@ -25,6 +24,8 @@ from fairfetch.store.engine import create_engine
 from fairfetch.store.migrate import _config, upgrade
 from fairfetch.store.tables import feeds
 from fairfetch.testing import loopback_server
+
+from .conftest import loopback_settings
 
 RSS = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>
 <link>http://site.test/</link><description>d</description>
@@ -57,10 +58,7 @@ async def test_crawl_duplicate_link_is_set_with_the_mark_and_emptied_by_a_reviva
     store = open_store(f"sqlite:///{tmp_path}/link.db")
     now = [datetime(2026, 11, 30, 12, 0, tzinfo=UTC)]
     async with loopback_server(handle) as port:
-        settings = Settings(
-            db=store.url, allow_networks=("127.0.0.1/32",), resolve=("*.test:127.0.0.1",),
-            connect_timeout=5.0, first_byte_timeout=5.0, total_timeout=10.0,
-        )
+        settings = loopback_settings(store.url)
         old = f"http://site.test:{port}/old.xml"
         new = f"http://site.test:{port}/new.xml"
         a, _ = store.add_feed(old, now=now[0], politeness_key=politeness_key(old))

@@ -16,10 +16,11 @@ from contextlib import asynccontextmanager
 
 import pytest
 
-from fairfetch.config import Settings
 from fairfetch.crawl import Crawler, utcnow
 from fairfetch.net.politeness import politeness_key
 from fairfetch.store import SqlStore, open_store
+
+from .conftest import loopback_settings
 
 FEED = (
     b'<?xml version="1.0"?><rss version="2.0"><channel><title>T</title>'
@@ -69,14 +70,7 @@ def store(db_url: str) -> Iterator[SqlStore]:
 
 async def test_unbindable_header_bytes_fail_no_batch(store: SqlStore) -> None:
     async with raw_feeds() as port:
-        settings = Settings(
-            db=store.url,
-            allow_networks=("127.0.0.1/32",),
-            resolve=("*.test:127.0.0.1",),
-            connect_timeout=5.0,
-            first_byte_timeout=5.0,
-            total_timeout=10.0,
-        )
+        settings = loopback_settings(store.url)
         urls = {path: f"http://site.test:{port}{path}" for path in ANSWERS}
         now = utcnow()
         for url in urls.values():

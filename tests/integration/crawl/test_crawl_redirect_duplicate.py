@@ -16,13 +16,14 @@ from pathlib import Path
 import sqlalchemy as sa
 from aiohttp import web
 
-from fairfetch.config import Settings
 from fairfetch.crawl import Crawler
 from fairfetch.net.politeness import politeness_key
 from fairfetch.store import open_store
 from fairfetch.store.tables import crawls
 from fairfetch.testing import loopback_server
 from fairfetch.views import feed_summary
+
+from .conftest import loopback_settings
 
 RSS = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>
 <link>http://site.test/</link><description>d</description>
@@ -46,14 +47,7 @@ async def test_a_move_onto_another_feeds_url_is_recorded_and_stops_the_double_fe
     store = open_store(f"sqlite:///{tmp_path}/dup.db")
     now = [datetime(2026, 11, 30, 12, 0, tzinfo=UTC)]
     async with loopback_server(handle) as port:
-        settings = Settings(
-            db=store.url,
-            allow_networks=("127.0.0.1/32",),
-            resolve=("*.test:127.0.0.1",),
-            connect_timeout=5.0,
-            first_byte_timeout=5.0,
-            total_timeout=10.0,
-        )
+        settings = loopback_settings(store.url)
         old = f"http://site.test:{port}/old.xml"
         new = f"http://site.test:{port}/new.xml"
         a, _ = store.add_feed(old, now=now[0], politeness_key=politeness_key(old))
@@ -110,14 +104,7 @@ async def test_adding_a_url_that_permanently_redirects_to_a_directory_feed_finds
 
     store = open_store(f"sqlite:///{tmp_path}/dupadd.db")
     async with loopback_server(handle) as port:
-        settings = Settings(
-            db=store.url,
-            allow_networks=("127.0.0.1/32",),
-            resolve=("*.test:127.0.0.1",),
-            connect_timeout=5.0,
-            first_byte_timeout=5.0,
-            total_timeout=10.0,
-        )
+        settings = loopback_settings(store.url)
         old = f"http://site.test:{port}/old.xml"
         new = f"http://site.test:{port}/new.xml"
         temp = f"http://site.test:{port}/temp.xml"

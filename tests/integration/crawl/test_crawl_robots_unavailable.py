@@ -15,7 +15,6 @@ from pathlib import Path
 import sqlalchemy as sa
 from aiohttp import web
 
-from fairfetch.config import Settings
 from fairfetch.crawl import Crawler
 from fairfetch.crawl.health import ROBOTS_ABSENT_MARK
 from fairfetch.net.fetch import Fetcher
@@ -25,6 +24,8 @@ from fairfetch.store import open_store
 from fairfetch.store.tables import crawls
 from fairfetch.testing import loopback_server
 from fairfetch.views import feed_summary
+
+from .conftest import loopback_settings
 
 RSS = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>
 <link>http://site.test/</link><description>d</description>
@@ -48,14 +49,7 @@ async def test_a_robots_txt_unreachable_past_the_grace_is_read_as_absent(tmp_pat
     t0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
     now = [t0]
     async with loopback_server(handle) as port:
-        settings = Settings(
-            db=store.url,
-            allow_networks=("127.0.0.1/32",),
-            resolve=("*.test:127.0.0.1",),
-            connect_timeout=5.0,
-            first_byte_timeout=5.0,
-            total_timeout=10.0,
-        )
+        settings = loopback_settings(store.url)
         url = f"http://site.test:{port}/feed.xml"
         store.add_feed(url, now=t0, politeness_key=politeness_key(url))
         async with Crawler(store, settings, clock=lambda: now[0]) as crawler:
@@ -138,14 +132,7 @@ async def test_past_the_grace_the_last_good_copy_still_decides(tmp_path: Path) -
     t0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
     now = [t0]
     async with loopback_server(handle) as port:
-        settings = Settings(
-            db=store.url,
-            allow_networks=("127.0.0.1/32",),
-            resolve=("*.test:127.0.0.1",),
-            connect_timeout=5.0,
-            first_byte_timeout=5.0,
-            total_timeout=10.0,
-        )
+        settings = loopback_settings(store.url)
         url = f"http://site.test:{port}/feed.xml"
         store.add_feed(url, now=t0, politeness_key=politeness_key(url))
         other = f"http://other.test:{port}/feed.xml"
