@@ -209,7 +209,13 @@ class Subscriber:
 
 @pytest.fixture
 async def subscriber(tmp_path: Any) -> AsyncIterator[Subscriber]:
-    settings = loopback_settings(tmp_path)
+    async with running_subscriber(loopback_settings(tmp_path)) as sub:
+        yield sub
+
+
+@contextlib.asynccontextmanager
+async def running_subscriber(settings: Settings) -> AsyncIterator[Subscriber]:
+    """A store, a crawler and the WebSub service sharing one fetcher, the callback served."""
     store = open_store(settings.db)
     fetcher = Fetcher(settings)
     crawler = Crawler(store, settings, fetcher=fetcher)

@@ -11,32 +11,19 @@ from typing import Any
 
 import pytest
 
-from fairfetch.crawl.loop import Crawler
-from fairfetch.net.fetch import Fetcher
 from fairfetch.store import open_store
 from fairfetch.store import websub_repo as repo
 from fairfetch.websub.service import WebSubService
 
-from .conftest import Subscriber, TestHub, loopback_settings, serve_callback
+from .conftest import Subscriber, TestHub, loopback_settings, running_subscriber
 from .test_websub_hostile_discovery import _atom, _serve
 
 
 @pytest.fixture
 async def far_hub_subscriber(tmp_path: Any) -> AsyncIterator[Subscriber]:
     settings = loopback_settings(tmp_path, resolve=("hub.far.test:192.0.2.7",))
-    store = open_store(settings.db)
-    fetcher = Fetcher(settings)
-    crawler = Crawler(store, settings, fetcher=fetcher)
-    service = WebSubService(store, settings, crawler=crawler, fetcher=fetcher)
-    try:
-        async with serve_callback(service) as base:
-            crawler.settings = service.settings
-            yield Subscriber(store, service.settings, service, crawler, base)
-    finally:
-        await service.aclose()
-        await crawler.aclose()
-        await fetcher.aclose()
-        store.close()
+    async with running_subscriber(settings) as sub:
+        yield sub
 
 
 async def test_websub_far_hub_is_not_asked_to_call_our_loopback(
