@@ -4,6 +4,7 @@ loopback (aiosmtpd) whose replies a test scripts."""
 
 from __future__ import annotations
 
+import asyncio
 import email
 import threading
 from collections.abc import Callable, Iterator
@@ -19,6 +20,7 @@ import fairfetch.store.notify_repo as repo  # registers the outbox hook (see rep
 from fairfetch.config import Settings
 from fairfetch.feeds.model import Entry
 from fairfetch.notify.options import NotifyOptions
+from fairfetch.notify.service import SendReport, send_due
 from fairfetch.notify.sink import LoopbackController
 from fairfetch.store import CrawlWrite, open_store
 from fairfetch.store.sql import SqlStore
@@ -200,3 +202,33 @@ def mail_world(tmp_path, smtp_server) -> Iterator[World]:
     w = _world(f"sqlite:///{tmp_path}/notify.db", smtp_server.url)
     yield w
     w.store.close()
+
+
+async def race_two_senders(
+    w: World, a_server: SmtpServer, b_server: SmtpServer, now: datetime
+) -> tuple[SendReport, SendReport]:
+    """Sender A's pass, with sender B's whole pass (to ``b_server``) run while A's first
+    message is on the wire: B reads the rows A read and works while A holds one in flight.
+    Deterministic, no sleeps."""
+    settings_a = w.settings.replace(smtp_url=a_server.url)
+    settings_b = w.settings.replace(smtp_url=b_server.url)
+    b_report: list[SendReport] = []
+    b_failed: list[BaseException] = []
+
+    def run_b() -> None:
+        try:
+            b_report.append(asyncio.run(send_due(w.store, settings_b, now, options=FAST)))
+        except BaseException as exc:  # surfaced by the assertions below
+            b_failed.append(exc)
+
+    def while_a_in_flight(_got: Any) -> None:
+        if not a_server.handler.accepted and not b_report and not b_failed:
+            t = threading.Thread(target=run_b)
+            t.start()
+            t.join(timeout=120)
+
+    a_server.handler.on_data = while_a_in_flight
+    a = await send_due(w.store, settings_a, now, options=FAST)
+    assert b_failed == []
+    assert len(b_report) == 1
+    return a, b_report[0]

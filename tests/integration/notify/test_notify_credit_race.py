@@ -9,7 +9,6 @@ second SMTP server) while A's message is on the wire, after A decided who pays."
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Iterator
 from datetime import timedelta
@@ -19,7 +18,7 @@ import pytest
 from fairfetch.notify.service import SendReport, send_due
 from fairfetch.store import notify_repo as repo
 
-from .conftest import FAST, T0, SmtpServer, World, scripted_smtp_server
+from .conftest import FAST, T0, SmtpServer, World, race_two_senders, scripted_smtp_server
 
 RAN_OUT = "credit has run out"
 
@@ -47,29 +46,9 @@ def _charges(w: World) -> dict[tuple[str, int], int]:
 
 async def _race(w: World, a_server: SmtpServer, b_server: SmtpServer, now) -> SendReport:
     """Sender A's pass; B's whole pass runs while A's first message is on the wire."""
-    settings_a = w.settings.replace(smtp_url=a_server.url)
-    settings_b = w.settings.replace(smtp_url=b_server.url)
-    b_report: list[SendReport] = []
-    b_failed: list[BaseException] = []
-
-    def run_b() -> None:
-        try:
-            b_report.append(asyncio.run(send_due(w.store, settings_b, now, options=FAST)))
-        except BaseException as exc:  # surfaced by the assertions below
-            b_failed.append(exc)
-
-    def while_a_in_flight(_got) -> None:
-        if not a_server.handler.accepted and not b_report and not b_failed:
-            t = threading.Thread(target=run_b)
-            t.start()
-            t.join(timeout=120)
-
-    a_server.handler.on_data = while_a_in_flight
-    a = await send_due(w.store, settings_a, now, options=FAST)
-    assert b_failed == []
-    assert len(b_report) == 1
+    a, b = await race_two_senders(w, a_server, b_server, now)
     assert a.sent == 1  # each sender sent one of the two mails
-    assert b_report[0].sent == 1
+    assert b.sent == 1
     return a
 
 

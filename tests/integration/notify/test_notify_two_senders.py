@@ -8,17 +8,15 @@ read and works while A holds one in flight."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections import Counter
 from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
 
-from fairfetch.notify.service import SendReport, send_due
+from fairfetch.notify.service import send_due
 
-from .conftest import FAST, T0, SmtpServer, scripted_smtp_server
+from .conftest import FAST, T0, SmtpServer, race_two_senders, scripted_smtp_server
 
 
 @pytest.fixture
@@ -39,28 +37,7 @@ async def test_notify_two_senders_at_once_send_each_row_once(
     due = [r for r in w.outbox() if r["status"] == "pending"]
     assert len(due) == 4  # three real-time mails, one digest issue
 
-    settings_a = w.settings.replace(smtp_url=smtp_server.url)
-    settings_b = w.settings.replace(smtp_url=second_smtp_server.url)
-    b_report: list[SendReport] = []
-    b_failed: list[BaseException] = []
-
-    def run_b() -> None:
-        try:
-            b_report.append(asyncio.run(send_due(w.store, settings_b, now, options=FAST)))
-        except BaseException as exc:  # surfaced by the assertions below
-            b_failed.append(exc)
-
-    def while_a_in_flight(_got) -> None:
-        if len(smtp_server.handler.accepted) == 0 and not b_report and not b_failed:
-            t = threading.Thread(target=run_b)
-            t.start()
-            t.join(timeout=120)
-
-    smtp_server.handler.on_data = while_a_in_flight
-    a = await send_due(w.store, settings_a, now, options=FAST)
-    assert b_failed == []
-    assert len(b_report) == 1
-    b = b_report[0]
+    a, b = await race_two_senders(w, smtp_server, second_smtp_server, now)
 
     delivered = Counter(
         (r.rcpt, str(r.msg["Subject"]))
