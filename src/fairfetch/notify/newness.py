@@ -19,9 +19,10 @@ class NewnessLimits:
     """Configurable limits of the republish guard.
 
     ``behind_newest``: an entry published more than this before the feed's newest entry is an old
-    item republished. ``max_age``: an entry published more than this before it was first seen is
-    old, whatever the feed's newest says (a feed that republishes its whole archive at once moves
-    its "newest" too). ``None`` turns a limit off.
+    item republished. ``max_age``: an entry published more than this before the feed's previous
+    read (or, on a first read, before it was first seen) is old, whatever the feed's newest says
+    (a feed that republishes its whole archive at once moves its "newest" too). ``None`` turns a
+    limit off.
     """
 
     behind_newest: timedelta | None = timedelta(days=7)
@@ -36,15 +37,20 @@ def is_news(
     *,
     feed_newest: datetime | None,
     seen_at: datetime,
+    last_read: datetime | None = None,
     limits: NewnessLimits = DEFAULT_LIMITS,
 ) -> bool:
     """True when an entry first seen at ``seen_at`` should be notified.
 
     Undated entries are news (their first sighting is all we know). Dates in the future are news.
+    ``last_read``: the feed's previous successful read. The age limit counts from there: an item
+    published while we could not read the feed (our outage, not theirs) is news however long ago
+    that was, and ``feed_newest`` should be the newest entry stored before this read.
     """
     if published is None:
         return True
-    if limits.max_age is not None and published < seen_at - limits.max_age:
+    since = seen_at if last_read is None else min(seen_at, last_read)
+    if limits.max_age is not None and published < since - limits.max_age:
         return False
     if feed_newest is not None and feed_newest > seen_at:
         # one entry dated ahead (an event, a typo) must not make every real new item look

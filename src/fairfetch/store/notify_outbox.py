@@ -20,7 +20,7 @@ from fairfetch.notify.newness import identity_variants, is_news
 from fairfetch.notify.options import NotifyOptions
 from fairfetch.notify.schedule import next_issue, schedule_label
 from fairfetch.store.hooks import register_new_entries_hook
-from fairfetch.store.tables import entries, feeds
+from fairfetch.store.tables import crawls, entries, feeds
 from fairfetch.store.tables_notify import (
     notify_digest_items,
     notify_outbox,
@@ -102,8 +102,28 @@ def _news_entries(
     now: datetime,
     options: NotifyOptions,
 ) -> list[dict[str, Any]]:
-    """The new rows that are news: not republished old items, not an old item under a new id."""
-    newest = conn.execute(sa.select(feeds.c.newest_entry_at).where(feeds.c.id == feed_id)).scalar()
+    """The new rows that are news: not republished old items, not an old item under a new id.
+
+    The republish guard measures from the feed as it was before this read: its newest entry
+    stored before now, and its previous successful read. After an outage of ours (weeks without
+    a read) this read brings weeks of items, and this read's own newest, or now, would make all
+    but the last week of them look republished."""
+    newest = conn.execute(
+        sa.select(sa.func.max(sa.func.coalesce(entries.c.published, entries.c.updated))).where(
+            entries.c.feed_id == feed_id, entries.c.first_seen_at < now
+        )
+    ).scalar()
+    if newest is None:  # a first read: the feed's newest, this read's entries included
+        newest = conn.execute(
+            sa.select(feeds.c.newest_entry_at).where(feeds.c.id == feed_id)
+        ).scalar()
+    last_read = conn.execute(
+        sa.select(sa.func.max(crawls.c.at)).where(
+            crawls.c.feed_id == feed_id,
+            crawls.c.at < now,
+            crawls.c.outcome.in_(("ok", "not_modified")),
+        )
+    ).scalar()
     rows: list[dict[str, Any]] = []
     for i in range(0, len(entry_ids), _CHUNK):
         part = list(entry_ids[i : i + _CHUNK])
@@ -127,6 +147,7 @@ def _news_entries(
             r["published"] or r["updated"],
             feed_newest=newest,
             seen_at=now,
+            last_read=last_read,
             limits=options.newness,
         )
     ]

@@ -109,6 +109,27 @@ def test_notify_a_future_dated_entry_does_not_silence_the_feed(any_world):
     assert titles == ["next year's gala", "today's news"]
 
 
+def test_notify_items_published_during_our_own_outage_are_news(any_world):
+    """fairfetch itself was down for three weeks (a dead server, a lost cron): the feed went on
+    publishing daily. On the first read after it, every item published since the last read is
+    news. Measured from now, the age limit (14 days) and the republish guard (7 days behind the
+    newest, which this very read moved to today) mailed only the last week's items and lost
+    the rest; both now measure from the feed's previous read. An old item republished in the
+    same read is still not news."""
+    w = any_world
+    fid = w.add_feed("https://a.example.test/feed")
+    w.subscribe("ana@example.test", fid)
+    before = T0 + timedelta(hours=1)
+    w.write(fid, [w.entry("before the outage", published=before - timedelta(hours=1))],
+            at=before)
+    back = before + timedelta(days=21)
+    daily = [w.entry(f"day {d:02d}", published=before + timedelta(days=d)) for d in range(1, 21)]
+    w.write(fid, [*daily, w.entry("last year, republished",
+                                  published=before - timedelta(days=365))], at=back)
+    titles = sorted(r["entry_title"] for r in _items_with_titles(w))
+    assert titles == ["before the outage", *[f"day {d:02d}" for d in range(1, 21)]]
+
+
 def test_notify_newness_limits_come_from_the_writers_settings(any_world, monkeypatch):
     """A limit set in the config file (so in Settings, not in the environment) binds the outbox
     hook inside the crawl's transaction; without settings the hook keeps the defaults."""

@@ -96,6 +96,18 @@ def test_notify_newness_measures_from_now_when_the_newest_is_in_the_future():
     assert not is_news(NOW - timedelta(days=400), feed_newest=ahead, seen_at=NOW)
 
 
+def test_notify_newness_age_counts_from_the_feeds_previous_read():
+    # the feed was last read three weeks ago (our outage): what it published since is news
+    last = NOW - timedelta(days=21)
+    assert is_news(NOW - timedelta(days=20), feed_newest=last, seen_at=NOW, last_read=last)
+    assert not is_news(NOW - timedelta(days=20), feed_newest=last, seen_at=NOW)
+    # an item already old at the previous read is still old
+    assert not is_news(last - timedelta(days=15), feed_newest=last, seen_at=NOW, last_read=last)
+    # a previous read "after" now (a clock step) never makes old items news
+    assert not is_news(NOW - timedelta(days=15), feed_newest=NOW, seen_at=NOW,
+                       last_read=NOW + timedelta(days=30))
+
+
 def test_notify_newness_limits_are_configurable():
     lax = NewnessLimits(behind_newest=None, max_age=None)
     assert is_news(NOW - timedelta(days=400), feed_newest=NOW, seen_at=NOW, limits=lax)
