@@ -513,10 +513,12 @@ class Crawler:
                 last_modified=feed.last_modified,
                 check_robots=self.settings.obey_robots,
             )
-            if (
-                result.error_kind == "robots_unreachable"
-                and self.fetcher.robots.last_good_allows(feed.url) is False
-            ):
+            last_good = (
+                self.fetcher.robots.last_good_allows(feed.url)
+                if result.error_kind == "robots_unreachable"
+                else None
+            )
+            if last_good is False:
                 # The publisher's last known rules forbid the feed: RFC 9309 §2.3.1.4 lets us
                 # keep using that copy while robots.txt is down, and we do, however old.
                 result = dataclasses.replace(
@@ -525,6 +527,16 @@ class Crawler:
                     error_detail=(
                         f"disallowed by the last good robots.txt copy ({result.error_detail})"
                     ),
+                )
+            elif last_good is True:
+                # ...and when they allow it, the copy keeps deciding too (past the 30 days it
+                # stands in by itself): a month deferred, then read as if robots.txt were
+                # absent, would leave a feed its publisher allows unread for nothing.
+                result = await self.fetcher.fetch(
+                    feed.url,
+                    etag=feed.etag,
+                    last_modified=feed.last_modified,
+                    check_robots=False,
                 )
             elif result.error_kind == "robots_unreachable" and robots_assumed_unavailable(
                 feed_state(feed), self.clock(), self.policy

@@ -160,3 +160,45 @@ async def test_past_the_grace_the_last_good_copy_still_decides(tmp_path: Path) -
     assert set(kinds) == {"robots"}
     assert f.last_error is not None
     assert ROBOTS_ABSENT_MARK not in f.last_error
+
+
+async def test_an_old_good_copy_that_allows_the_feed_keeps_it_read(tmp_path: Path) -> None:
+    # robots.txt allowed the feed, then went 500 for months. Up to 30 days the copy stands in;
+    # past them it was dropped and the feed deferred for another 30 days (the grace counts from
+    # the last read) before being read as if robots.txt were absent: a month unread, for rules
+    # that allowed it all along. The last good copy decides, however old, both ways.
+    hits: Counter[str] = Counter()
+    robots = {"status": 200}
+
+    async def handle(request: web.Request) -> web.Response:
+        hits[request.path] += 1
+        if request.path == "/robots.txt":
+            return web.Response(status=robots["status"], text="User-agent: *\nDisallow: /x\n")
+        return web.Response(body=RSS, content_type="application/rss+xml")
+
+    store = open_store(f"sqlite:///{tmp_path}/robotsallow.db")
+    t0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    now = [t0]
+    async with loopback_server(handle) as port:
+        settings = loopback_settings(store.url)
+        url = f"http://site.test:{port}/feed.xml"
+        store.add_feed(url, now=t0, politeness_key=politeness_key(url))
+        kinds: list[str | None] = []
+        for day in range(0, 90, 2):
+            if day == 2:
+                robots["status"] = 500
+            now[0] = t0 + timedelta(days=day)
+            cache = RobotsCache(clock=lambda: now[0].timestamp(), wall=lambda: now[0].timestamp())
+            fetcher = Fetcher(settings, robots=cache)
+            try:
+                async with Crawler(store, settings, fetcher=fetcher, clock=lambda: now[0]) as c:
+                    summary = await c.crawl_due()
+                    kinds.extend(r.error_kind for r in summary.results if r.url == url)
+            finally:
+                await fetcher.aclose()
+    f = store.get_feed(url)
+    store.close()
+    assert len(kinds) == 45  # due on every run
+    assert set(kinds) == {None}  # read every time: never deferred, never failed
+    assert hits["/feed.xml"] == 45
+    assert (f.status, f.error_count) == ("ok", 0)
