@@ -15,12 +15,13 @@ from pathlib import Path
 import sqlalchemy as sa
 from aiohttp import web
 
+from fairfetch.config import Settings
 from fairfetch.crawl import Crawler
 from fairfetch.crawl.health import ROBOTS_ABSENT_MARK
 from fairfetch.net.fetch import Fetcher
 from fairfetch.net.politeness import politeness_key
 from fairfetch.net.robots import RobotsCache
-from fairfetch.store import open_store
+from fairfetch.store import SqlStore, open_store
 from fairfetch.store.tables import crawls
 from fairfetch.testing import loopback_server
 from fairfetch.views import feed_summary
@@ -129,29 +130,14 @@ async def test_past_the_grace_the_last_good_copy_still_decides(tmp_path: Path) -
         return web.Response(body=RSS, content_type="application/rss+xml")
 
     store = open_store(f"sqlite:///{tmp_path}/robotscopy.db")
-    t0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-    now = [t0]
+    t0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)  # as _cron_every_other_day's first day
     async with loopback_server(handle) as port:
         settings = loopback_settings(store.url)
         url = f"http://site.test:{port}/feed.xml"
         store.add_feed(url, now=t0, politeness_key=politeness_key(url))
         other = f"http://other.test:{port}/feed.xml"
         store.add_feed(other, now=t0, politeness_key=politeness_key(other))
-        kinds: list[str | None] = []
-        for day in range(0, 200, 2):
-            if day == 2:
-                robots["status"] = 500
-            now[0] = t0 + timedelta(days=day)
-            # A new process each time (cron), as in production: the copy comes from the store,
-            # and it ages on the test's clock (copies are kept in wall-clock time).
-            cache = RobotsCache(clock=lambda: now[0].timestamp(), wall=lambda: now[0].timestamp())
-            fetcher = Fetcher(settings, robots=cache)
-            try:
-                async with Crawler(store, settings, fetcher=fetcher, clock=lambda: now[0]) as c:
-                    summary = await c.crawl_due()
-                    kinds.extend(r.error_kind for r in summary.results if r.url == url)
-            finally:
-                await fetcher.aclose()
+        kinds = await _cron_every_other_day(store, settings, url, robots, 200)
     f = store.get_feed(url)
     store.close()
     assert hits["/feed.xml"] == 0
@@ -177,28 +163,40 @@ async def test_an_old_good_copy_that_allows_the_feed_keeps_it_read(tmp_path: Pat
         return web.Response(body=RSS, content_type="application/rss+xml")
 
     store = open_store(f"sqlite:///{tmp_path}/robotsallow.db")
-    t0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-    now = [t0]
+    t0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)  # as _cron_every_other_day's first day
     async with loopback_server(handle) as port:
         settings = loopback_settings(store.url)
         url = f"http://site.test:{port}/feed.xml"
         store.add_feed(url, now=t0, politeness_key=politeness_key(url))
-        kinds: list[str | None] = []
-        for day in range(0, 90, 2):
-            if day == 2:
-                robots["status"] = 500
-            now[0] = t0 + timedelta(days=day)
-            cache = RobotsCache(clock=lambda: now[0].timestamp(), wall=lambda: now[0].timestamp())
-            fetcher = Fetcher(settings, robots=cache)
-            try:
-                async with Crawler(store, settings, fetcher=fetcher, clock=lambda: now[0]) as c:
-                    summary = await c.crawl_due()
-                    kinds.extend(r.error_kind for r in summary.results if r.url == url)
-            finally:
-                await fetcher.aclose()
+        kinds = await _cron_every_other_day(store, settings, url, robots, 90)
     f = store.get_feed(url)
     store.close()
     assert len(kinds) == 45  # due on every run
     assert set(kinds) == {None}  # read every time: never deferred, never failed
     assert hits["/feed.xml"] == 45
     assert (f.status, f.error_count) == ("ok", 0)
+
+
+async def _cron_every_other_day(
+    store: SqlStore, settings: Settings, url: str, robots: dict[str, int], days: int
+) -> list[str | None]:
+    """Crawl every second day for ``days`` days, robots.txt answering 500 from day 2; the
+    error kinds of ``url``'s crawls. A new process each time (cron), as in production: the
+    robots.txt copy comes from the store, and it ages on the test's clock (copies are kept in
+    wall-clock time)."""
+    t0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    now = [t0]
+    kinds: list[str | None] = []
+    for day in range(0, days, 2):
+        if day == 2:
+            robots["status"] = 500
+        now[0] = t0 + timedelta(days=day)
+        cache = RobotsCache(clock=lambda: now[0].timestamp(), wall=lambda: now[0].timestamp())
+        fetcher = Fetcher(settings, robots=cache)
+        try:
+            async with Crawler(store, settings, fetcher=fetcher, clock=lambda: now[0]) as c:
+                summary = await c.crawl_due()
+                kinds.extend(r.error_kind for r in summary.results if r.url == url)
+        finally:
+            await fetcher.aclose()
+    return kinds
