@@ -594,15 +594,16 @@ def mark_temporary(
 ) -> None:
     """A 4xx or a connection failure: stays pending, retried at ``retry_at``."""
     with store.engine.begin() as conn:
-        conn.execute(
-            notify_outbox.update()
-            .where(notify_outbox.c.id == outbox_id, notify_outbox.c.status == "pending")
-            .values(
-                attempts=notify_outbox.c.attempts + 1,
-                last_error=error[:500],
-                due_at=retry_at,
-            )
-        )
+        _retry_later(conn, outbox_id, error, retry_at)
+
+
+def _retry_later(conn: sa.Connection, outbox_id: int, error: str, at: datetime) -> None:
+    """One more attempt counted on a still pending row, its error kept, due again at ``at``."""
+    conn.execute(
+        notify_outbox.update()
+        .where(notify_outbox.c.id == outbox_id, notify_outbox.c.status == "pending")
+        .values(attempts=notify_outbox.c.attempts + 1, last_error=error[:500], due_at=at)
+    )
 
 
 #: ``last_error`` of the row that holds the queue while the mail server is unavailable.
@@ -616,15 +617,7 @@ def hold_queue(
     the queue — rows after it are not sent before it (see :func:`queue_held_from`), so a backlog
     drains oldest first once the server is back, whatever happened while it was away."""
     with store.engine.begin() as conn:
-        conn.execute(
-            notify_outbox.update()
-            .where(notify_outbox.c.id == outbox_id, notify_outbox.c.status == "pending")
-            .values(
-                attempts=notify_outbox.c.attempts + 1,
-                last_error=(SERVER_HOLD + error)[:500],
-                due_at=until,
-            )
-        )
+        _retry_later(conn, outbox_id, SERVER_HOLD + error, until)
         conn.execute(
             notify_outbox.update()
             .where(
