@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from fairfetch.config import Settings
+from fairfetch.net.politeness import politeness_key
 from fairfetch.store import SqlStore, open_store
 from fairfetch.testing import Testbed, running_testbed
 
@@ -45,3 +48,13 @@ def loopback_settings(db: str) -> Settings:
         first_byte_timeout=5.0,
         total_timeout=10.0,
     )
+
+
+def add_old_and_new(store: SqlStore, port: int, at: datetime) -> tuple[Any, Any]:
+    """Two feeds of one loopback site, ``/old.xml`` and ``/new.xml`` (the duplicate tests'
+    pair: the old one's permanent redirect lands on the new one's URL)."""
+    old = f"http://site.test:{port}/old.xml"
+    new = f"http://site.test:{port}/new.xml"
+    a, _ = store.add_feed(old, now=at, politeness_key=politeness_key(old))
+    b, _ = store.add_feed(new, now=at, politeness_key=politeness_key(new))
+    return a, b

@@ -18,14 +18,13 @@ from typer.testing import CliRunner
 
 from fairfetch.cli import app
 from fairfetch.crawl import Crawler
-from fairfetch.net.politeness import politeness_key
 from fairfetch.store import open_store
 from fairfetch.store.engine import create_engine
 from fairfetch.store.migrate import _config, upgrade
 from fairfetch.store.tables import feeds
 from fairfetch.testing import loopback_server
 
-from .conftest import loopback_settings
+from .conftest import add_old_and_new, loopback_settings
 
 RSS = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>
 <link>http://site.test/</link><description>d</description>
@@ -59,10 +58,8 @@ async def test_crawl_duplicate_link_is_set_with_the_mark_and_emptied_by_a_reviva
     now = [datetime(2026, 11, 30, 12, 0, tzinfo=UTC)]
     async with loopback_server(handle) as port:
         settings = loopback_settings(store.url)
-        old = f"http://site.test:{port}/old.xml"
-        new = f"http://site.test:{port}/new.xml"
-        a, _ = store.add_feed(old, now=now[0], politeness_key=politeness_key(old))
-        b, _ = store.add_feed(new, now=now[0], politeness_key=politeness_key(new))
+        a, b = add_old_and_new(store, port, now[0])
+        old, new = a.url, b.url
         async with Crawler(store, settings, clock=lambda: now[0]) as crawler:
             await crawler.crawl_due()
             assert _duplicate_of(store.url, a.id) is None  # a redirect seen once moves nothing

@@ -17,13 +17,12 @@ import sqlalchemy as sa
 from aiohttp import web
 
 from fairfetch.crawl import Crawler
-from fairfetch.net.politeness import politeness_key
 from fairfetch.store import open_store
 from fairfetch.store.tables import crawls
 from fairfetch.testing import loopback_server
 from fairfetch.views import feed_summary
 
-from .conftest import loopback_settings
+from .conftest import add_old_and_new, loopback_settings
 
 RSS = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>
 <link>http://site.test/</link><description>d</description>
@@ -48,10 +47,8 @@ async def test_a_move_onto_another_feeds_url_is_recorded_and_stops_the_double_fe
     now = [datetime(2026, 11, 30, 12, 0, tzinfo=UTC)]
     async with loopback_server(handle) as port:
         settings = loopback_settings(store.url)
-        old = f"http://site.test:{port}/old.xml"
-        new = f"http://site.test:{port}/new.xml"
-        a, _ = store.add_feed(old, now=now[0], politeness_key=politeness_key(old))
-        b, _ = store.add_feed(new, now=now[0], politeness_key=politeness_key(new))
+        a, b = add_old_and_new(store, port, now[0])
+        old, new = a.url, b.url
         async with Crawler(store, settings, clock=lambda: now[0]) as crawler:
             for _ in range(2):  # the second crawl confirms the permanent redirect
                 summary = await crawler.crawl_due()

@@ -24,8 +24,8 @@ from fairfetch.crawl import Crawler
 from fairfetch.net.politeness import politeness_key
 from fairfetch.notify.service import send_due
 from fairfetch.notify.subscriptions import SubscriptionRequest, request_subscription
+from fairfetch.store import SqlStore, open_store
 from fairfetch.store import notify_repo as repo
-from fairfetch.store import open_store
 from fairfetch.store.tables import feeds
 from fairfetch.store.tables_notify import notify_subscriptions
 from fairfetch.testing import loopback_server
@@ -109,10 +109,7 @@ async def test_notify_duplicate_readers_follow_the_feed_and_get_each_item_once(
     async with loopback_server(site.handle) as port:
         settings = _settings(store.url, smtp_server)
         w = World(store, settings)
-        old = f"http://site.test:{port}/old.xml"
-        new = f"http://site.test:{port}/new.xml"
-        a, _ = store.add_feed(old, now=now[0], politeness_key=politeness_key(old))
-        b, _ = store.add_feed(new, now=now[0], politeness_key=politeness_key(new))
+        a, b = add_old_and_new(store, port, now[0])
         w.subscribe("ana@example.test", a.id, at=now[0], mode="realtime", only=("news",))
         ana_before = next(s for s in _subs(store) if s["feed_id"] == a.id)
         w.subscribe("bob@example.test", a.id, at=now[0])
@@ -174,10 +171,8 @@ async def test_notify_duplicate_subscribing_with_the_old_address_lands_on_the_fe
     now = [START]
     async with loopback_server(site.handle) as port:
         settings = _settings(store.url, smtp_server)
-        old = f"http://site.test:{port}/old.xml"
-        new = f"http://site.test:{port}/new.xml"
-        a, _ = store.add_feed(old, now=now[0], politeness_key=politeness_key(old))
-        b, _ = store.add_feed(new, now=now[0], politeness_key=politeness_key(new))
+        a, b = add_old_and_new(store, port, now[0])
+        old = a.url
         async with Crawler(store, settings, clock=lambda: now[0]) as crawler:
             for _ in range(2):
                 await crawler.crawl_due()
@@ -210,10 +205,7 @@ async def test_notify_duplicate_an_item_read_first_through_the_duplicate_is_mail
     async with loopback_server(site.handle) as port:
         settings = _settings(store.url, smtp_server)
         w = World(store, settings)
-        old = f"http://site.test:{port}/old.xml"
-        new = f"http://site.test:{port}/new.xml"
-        a, _ = store.add_feed(old, now=now[0], politeness_key=politeness_key(old))
-        b, _ = store.add_feed(new, now=now[0], politeness_key=politeness_key(new))
+        a, b = add_old_and_new(store, port, now[0])
         w.subscribe("ana@example.test", a.id, at=now[0])
         w.subscribe("bob@example.test", a.id, at=now[0])
         w.subscribe("bob@example.test", b.id, at=now[0])
@@ -247,3 +239,12 @@ async def test_notify_duplicate_an_item_read_first_through_the_duplicate_is_mail
     assert bodies.count("* race-2 (") == 1, bodies
     store.close()
 
+
+def add_old_and_new(store: SqlStore, port: int, at: datetime) -> tuple[Any, Any]:
+    """Two feeds of one loopback site, ``/old.xml`` and ``/new.xml`` (the duplicate tests'
+    pair: the old one's permanent redirect lands on the new one's URL)."""
+    old = f"http://site.test:{port}/old.xml"
+    new = f"http://site.test:{port}/new.xml"
+    a, _ = store.add_feed(old, now=at, politeness_key=politeness_key(old))
+    b, _ = store.add_feed(new, now=at, politeness_key=politeness_key(new))
+    return a, b
