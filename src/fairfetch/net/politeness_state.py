@@ -130,7 +130,7 @@ class PolitenessState(Generic[T]):
         per_key_in_flight: int = 2,
         per_key_gap: float = 0.0,
         per_host_in_flight: int = 1,
-        global_in_flight: int = 64,
+        global_in_flight: int = 128,
         overrides: Mapping[str, Mapping[str, float]] | None = None,
         throttle_rate: float = 1.0,
         min_rate: float = 1 / 60,
