@@ -24,15 +24,30 @@ def _sketch(text: str) -> str:
     ``text``: the lower-cased words joined by single spaces. A shingle's hash is the CRC-32 of
     its three words as UTF-8 bytes joined by a space (stable across processes, unlike
     ``hash()``). Every step runs at C level (``map`` over ``zip``, no Python-level loop per
-    shingle): 96 -> 77 µs for a 260-word page, a third of the cost of parsing it."""
+    shingle): 96 -> 65 µs for a 260-word page, a third of the cost of extracting it."""
     words = text.encode().split(b" ")
     if len(words) < 3:
         return ""
     shingles = map(b" ".join, zip(words, words[1:], words[2:], strict=False))
-    smallest = sorted(set(map(zlib.crc32, shingles)))
-    del smallest[SKETCH_SIZE:]
+    smallest = _smallest(set(map(zlib.crc32, shingles)), SKETCH_SIZE)
     # One %-format for the whole list: a quarter of the cost of a format call per hash.
     return ("%x " * len(smallest) % tuple(smallest))[:-1]
+
+
+def _smallest(hashes: set[int], k: int) -> list[int]:
+    """The ``k`` smallest of ``hashes`` (32-bit values), ascending.
+
+    Sorting every hash was a quarter of a sketch's cost. CRC-32s spread evenly over 2**32, so
+    about ``2k`` of them fall under ``2k * 2**32 / n``: only those are sorted (77 -> 65 µs a
+    260-word page). When fewer than ``k`` fall under the cut, all are sorted: same result."""
+    n = len(hashes)
+    if n > 4 * k:
+        cut = (2 * k << 32) // n
+        below = sorted(filter(cut.__gt__, hashes))
+        if len(below) >= k:
+            del below[k:]
+            return below
+    return sorted(hashes)[:k]
 
 
 def sketch_similarity(a: str, b: str) -> float:

@@ -432,3 +432,35 @@ def test_audit_srcset_urls_reads_back_what_was_written(candidates: list) -> None
 
     written = ", ".join(url + desc for url, desc in candidates)
     assert srcset_urls(written) == [url for url, _ in candidates]
+
+
+@given(
+    st.lists(st.text(alphabet="abcdefghij", min_size=1, max_size=3), min_size=130, max_size=400)
+)
+@settings(max_examples=200, deadline=None)
+def test_audit_sketch_of_a_long_text_keeps_the_smallest_crcs(words: list[str]) -> None:
+    # Past 4 * SKETCH_SIZE shingles only the hashes under a cut are sorted: the sketch must
+    # still be the SKETCH_SIZE smallest of them all.
+    import zlib
+
+    from fairfetch.audit.extract import SKETCH_SIZE, _sketch
+
+    raw = " ".join(words).encode().split(b" ")
+    crcs = sorted({zlib.crc32(b" ".join(s)) for s in zip(raw, raw[1:], raw[2:], strict=False)})
+    assert _sketch(" ".join(words)) == " ".join(f"{c:x}" for c in crcs[:SKETCH_SIZE])
+
+
+@given(
+    st.sets(st.integers(0, 2**32 - 1), max_size=600),
+    st.integers(1, 64),
+    st.sampled_from([0, 8, 16, 24, 30]),
+)
+def test_audit_sketch_smallest_is_a_sort_whatever_the_spread(
+    hashes: set[int], k: int, shift: int
+) -> None:
+    # Hashes bunched high (shift) leave fewer than k under the cut: the fallback must give
+    # the same answer as sorting them all.
+    from fairfetch.audit.sketch import _smallest
+
+    skewed = {h | (2**32 - 2 ** (32 - shift)) if shift else h for h in hashes}
+    assert _smallest(skewed, k) == sorted(skewed)[:k]
