@@ -7,7 +7,8 @@ Three layers, from pure to I/O:
   ``github.io``: one backend serves every blog there although the PSL makes each its own
   registrable domain), else the registrable domain (``example.co.uk``). IP literals key by
   themselves. :class:`BackendGrouper` adds backends found by evidence: hosts of different
-  registrable domains on one address that are throttled in the same window share one key.
+  registrable domains on one address that are throttled in the same window share one key, each
+  host on its own evidence and while that evidence holds.
 * **State** — :class:`PolitenessState` is the dispatch state machine with no asyncio and an
   explicit ``now``: per-key in-flight caps and start gaps, one request per host, AIMD on
   throttles, key-wide pauses for Retry-After, round-robin over keys with pending work. Its

@@ -5,7 +5,9 @@ private-section suffix a host is under (``blogspot.com``, ``github.io``: one bac
 blog there although the PSL makes each its own registrable domain), else the registrable domain
 (``example.co.uk``). IP literals key by themselves. :class:`BackendGrouper` adds backends found
 by evidence: hosts of different registrable domains on one address that are throttled in the
-same window share one key. Pure, offline (the PSL ships with publicsuffixlist).
+same window share one key while that evidence holds (an address alone proves nothing: a CDN
+serves thousands of unrelated sites from one). Pure, offline (the PSL ships with
+publicsuffixlist).
 """
 
 from __future__ import annotations
@@ -108,49 +110,104 @@ class BackendGrouper:
     """Backends found by evidence: hosts that share an address and get throttled together.
 
     When hosts of at least ``min_domains`` different registrable domains, all resolving to one
-    address, are throttled within ``window`` seconds, one server is rate-limiting all of them,
-    so they share the key ``backend:addr:<address>``. Grouping is sticky (the evidence does not
-    expire with the window) and a host keeps the first group it joined. Pure: the caller passes
-    ``now``.
+    address, are throttled within ``window`` seconds, one server may be rate-limiting all of
+    them, so they share the key ``backend:addr:<address>`` (DESIGN.md, Politeness).
+
+    An address is weak evidence on its own: a CDN or anycast address serves thousands of
+    unrelated sites, each with its own limit, and two of them throttling us in one minute is a
+    coincidence there. Grouping them for ever, and letting every later site throttled on that
+    address join, put thousands of sites on one budget of 2 requests in flight. So:
+
+    * a host is grouped only on evidence of its own: a throttle of it within ``window`` of a
+      throttle of another domain on its address (joining a group needs the same as forming one);
+    * the grouping holds while that evidence does: ``hold`` seconds after the host's latest
+      correlated throttle, doubled each time the same host is grouped again (up to
+      ``max_hold``). A real shared backend stops throttling once we pace it as one, so its
+      group runs out and we burst it; that it throttles its domains together again is the
+      strongest evidence there is, and each time it does we wait twice as long to test it
+      again. A coincidence is held ``hold`` once;
+    * the key stands for a backend shared by several domains: while fewer than ``min_domains``
+      domains hold evidence at the address, its hosts go back to their own keys.
+
+    Pure: the caller passes ``now`` (seconds on one monotonic clock); a query without it is
+    answered as of the latest throttle the grouper was told of.
     """
 
-    def __init__(self, *, window: float = 60.0, min_domains: int = 2) -> None:
+    def __init__(
+        self,
+        *,
+        window: float = 60.0,
+        min_domains: int = 2,
+        hold: float = 3600.0,
+        max_hold: float = 7 * 86400.0,
+    ) -> None:
         self.window = window
         self.min_domains = min_domains
+        self.hold = hold
+        self.max_hold = max_hold
         self._recent: dict[str, deque[tuple[float, str]]] = {}
-        self._grouped: dict[str, str] = {}  # address -> key
-        self._backend: dict[str, str] = {}  # host -> key
+        self._held: dict[str, dict[str, float]] = {}  # address -> host -> held until
+        self._address: dict[str, str] = {}  # host -> the address it is grouped at
+        self._times_grouped: dict[str, int] = {}  # host -> groupings so far (sets the hold)
+        self._now = float("-inf")  # the latest throttle we were told of
 
     def observe_throttle(self, host: str, address: str, now: float) -> str | None:
         """Record a throttle of ``host`` served from ``address``; returns the host's backend key
         if it now has one."""
         host = host_of(host)
         address = str(ipaddress.ip_address(address.strip("[]")))
-        if host in self._backend:
-            return self._backend[host]
-        key = self._grouped.get(address)
-        if key is not None:
-            self._backend[host] = key
-            return key
+        self._now = max(self._now, now)
         recent = self._recent.setdefault(address, deque())
         recent.append((now, host))
-        while recent and recent[0][0] < now - self.window:
+        while recent and now - recent[0][0] > self.window:
             recent.popleft()
-        domains = {registrable_domain(h) for _, h in recent}
-        if len(domains) < self.min_domains:
+        if len({registrable_domain(h) for _, h in recent}) >= self.min_domains:
+            # Every throttle in the window has one of another domain within the window.
+            for h in {h for _, h in recent}:
+                self._confirm(h, address, now)
+        return self.backend_for(host, now)
+
+    def _confirm(self, host: str, address: str, now: float) -> None:
+        """Fresh correlated evidence for ``host`` at ``address``: (re)start its hold."""
+        current = self._address.get(host)
+        if current is not None and current != address:
+            if self._held[current].get(host, float("-inf")) >= now:
+                return  # a host keeps the group it is in while its evidence holds
+            self._held[current].pop(host, None)
+        held = self._held.setdefault(address, {})
+        if held.get(host, float("-inf")) < now:  # not held: a new grouping
+            self._times_grouped[host] = self._times_grouped.get(host, 0) + 1
+        doublings = min(self._times_grouped[host] - 1, 32)
+        held[host] = now + min(self.hold * 2.0**doublings, self.max_hold)
+        self._address[host] = address
+
+    def _group_holds(self, address: str, now: float) -> bool:
+        domains: set[str] = set()
+        for h, until in self._held.get(address, {}).items():
+            if until >= now:
+                domains.add(registrable_domain(h))
+                if len(domains) >= self.min_domains:
+                    return True
+        return False
+
+    def backend_for(self, host: str, now: float | None = None) -> str | None:
+        """The host's backend key as of ``now``, if its evidence (and its group's) still holds."""
+        host = host_of(host)
+        address = self._address.get(host)
+        if address is None:
             return None
-        key = f"backend:addr:{address}"
-        self._grouped[address] = key
-        for _, h in recent:
-            self._backend.setdefault(h, key)
-        del self._recent[address]
-        return self._backend[host]
+        at = self._now if now is None else now
+        if self._held[address].get(host, float("-inf")) < at:
+            return None
+        if not self._group_holds(address, at):
+            return None
+        return f"backend:addr:{address}"
 
-    def backend_for(self, host: str) -> str | None:
-        return self._backend.get(host_of(host))
-
-    def groups(self) -> dict[str, list[str]]:
+    def groups(self, now: float | None = None) -> dict[str, list[str]]:
+        """The groups that hold as of ``now`` (default: the latest throttle told of)."""
         out: dict[str, list[str]] = {}
-        for host, key in self._backend.items():
-            out.setdefault(key, []).append(host)
+        for host in self._address:
+            key = self.backend_for(host, now)
+            if key is not None:
+                out.setdefault(key, []).append(host)
         return {k: sorted(v) for k, v in out.items()}

@@ -122,9 +122,13 @@ def test_grouper_groups_different_domains_on_one_address_throttled_together() ->
     assert key == "backend:addr:203.0.113.5"
     assert g.backend_for("news.alpha.test") == key
     assert g.backend_for("www.beta.test") == key
-    # later hosts throttled on that address join at once; grouping is sticky
-    assert g.observe_throttle("gamma.test", "203.0.113.5", 10_000.0) == key
+    # A later host throttled on that address together with the group joins it...
+    assert g.observe_throttle("gamma.test", "203.0.113.5", 150.0) == key
     assert g.groups() == {key: ["gamma.test", "news.alpha.test", "www.beta.test"]}
+    # ...but not on a throttle of its own: on a CDN address that is a coincidence, and the
+    # grouping used to be sticky and join it at once (see test_net_backend_grouper.py).
+    assert g.observe_throttle("delta.test", "203.0.113.5", 1_000.0) is None
+    assert g.observe_throttle("epsilon.test", "203.0.113.5", 10_000.0) is None
 
 
 def test_grouper_needs_the_same_window() -> None:
