@@ -14,8 +14,12 @@ own reputation problem. So:
   the reader, marked as ours so the operator is told;
 - X.2.3, X.3.4 (the message is too long or too big) and X.6.x (content or media): this message
   fails, the reader's count is untouched (another message may well go through);
-- any other 5xx, and a 5xx without an enhanced code (RFC 5321's 550 is "mailbox unavailable"):
-  the reader's, counted as before;
+- a 5xx without an enhanced code whose text says it is about our relay, our login or our
+  envelope sender ("Relaying denied", "Relay access denied", "Authentication required",
+  "Sender address rejected", "Client host rejected", qmail's "rcpthosts"…: servers without
+  ENHANCEDSTATUSCODES, where the text is all there is) is a refusal of us, as X.7.x;
+- any other 5xx, with an enhanced code or without one (RFC 5321's 550 is "mailbox
+  unavailable"): the reader's, counted as before;
 - 4xx is temporary whatever its enhanced code; 2xx/3xx is accepted; no reply at all (a
   connection failure) is temporary.
 
@@ -43,6 +47,22 @@ _POLICY_ABOUT_THE_RECIPIENT = {(7, 17), (7, 18)}
 #: 5xx details about this message, not the address (X.2.3 message length exceeds
 #: administrative limit, X.3.4 message too big for system); X.6.x (content, media) likewise.
 _THIS_MESSAGE = {(2, 3), (3, 4)}
+
+#: Words of a bare 5xx (no enhanced code) that say it refuses us: our relay permission, our
+#: login, our envelope sender or our host. Narrow on purpose: a reply about the recipient
+#: ("User unknown in relay recipient table", "Recipient address rejected") must not match, since
+#: a dead mailbox must still count against its reader.
+_ABOUT_US = re.compile(
+    r"\brelay(?:ing)?\s+(?:access\s+)?(?:denied|not\s+(?:permitted|allowed)|prohibited|refused"
+    r"|forbidden)"
+    r"|\b(?:not\s+(?:permitted|allowed)\s+to|unable\s+to|cannot|can't|do\s+not|don't|will\s+not"
+    r"|won't)\s+relay\b"
+    r"|\brcpthosts\b"
+    r"|\bauthentication\s+(?:is\s+)?required\b|\bmust\s+(?:first\s+)?authenticate\b"
+    r"|\bsender\s+(?:address\s+)?(?:rejected|refused|denied)\b"
+    r"|\bclient\s+host\s+rejected\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -87,6 +107,8 @@ def judge_reply(code: int | None, text: str = "") -> Verdict:
     if not 500 <= code < 600:
         return Verdict("temporary", ours=policy)
     if enh is None:
+        if _ABOUT_US.search(text or ""):
+            return Verdict("temporary", ours=True)
         return Verdict("permanent", against_reader=True)
     what = (enh.subject, enh.detail)
     if what in _POLICY_ABOUT_THE_RECIPIENT:

@@ -127,3 +127,30 @@ async def test_notify_message_too_big_fails_it_without_counting_against_the_read
     w.write(fid, [w.entry("small one")], at=T0 + timedelta(hours=1))
     later = await send_due(w.store, w.settings, T0 + timedelta(hours=1), options=FAST)
     assert later.sent == 1
+
+
+async def test_notify_bare_relaying_denied_at_rcpt_does_not_flag_the_reader(
+    mail_world, smtp_server
+):
+    """A server without ENHANCEDSTATUSCODES says "550 Relaying denied": our relay permission,
+    not the reader's mailbox. It counted as a hard bounce, and three of them flagged a good
+    reader and failed their mails for good."""
+    w = mail_world
+    _three_mails(w)
+    _answer_rcpt(smtp_server, "550 Relaying denied")
+
+    reports = await _passes(w, 3)
+
+    assert sum(r.failed for r in reports) == 0
+    assert sum(r.flagged for r in reports) == 0
+    assert sum(r.retried for r in reports) == 3
+    assert _reader(w)["flagged_at"] is None
+    rows = [r for r in w.outbox() if r["kind"] == "item"]
+    assert {r["status"] for r in rows} == {"pending"}
+    assert all("Relaying denied" in r["last_error"] and "not the reader" in r["last_error"]
+               for r in rows)
+
+    _answer_rcpt(smtp_server, "250 OK")
+    done = await send_due(w.store, w.settings, T0 + timedelta(days=1), options=FAST)
+    assert done.sent == 3
+    assert _reader(w)["flagged_at"] is None

@@ -150,3 +150,67 @@ def test_notify_replies_enhanced_status_is_read_from_the_start_of_the_text(
     text: str, found: Enhanced | None
 ) -> None:
     assert enhanced_status(text) == found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # sendmail, Exim, Postfix, qmail, MS Exchange, … without ENHANCEDSTATUSCODES: the
+        # text is all there is, and it says the refusal is about us (our relay, our login,
+        # our envelope sender), not about the reader's mailbox
+        "Relaying denied",
+        "<ana@example.org>... Relaying denied. Proper authentication required.",
+        "<ana@example.org>: Relay access denied",
+        "relay not permitted",
+        "Relaying not allowed",
+        "RELAY ACCESS DENIED",
+        "we do not relay",
+        "Unable to relay for ana@example.org",
+        "not permitted to relay through this server without authentication",
+        "sorry, that domain isn't in my list of allowed rcpthosts (#5.7.1)",
+        "Authentication required",
+        "SMTP authentication is required",
+        "Authentication Required: you must authenticate first",
+        "Sender address rejected: Domain not found",
+        "<mail@news.example.test>: Sender address rejected: Access denied",
+        "Client host rejected: cannot find your hostname",
+    ],
+)
+@pytest.mark.parametrize("code", [550, 551, 553, 554, 530])
+def test_notify_replies_a_bare_5xx_about_our_relay_login_or_sender_is_ours(
+    code: int, text: str
+) -> None:
+    assert judge_reply(code, text) == OURS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the reader's mailbox: still counted (RFC 5321's 550 is "mailbox unavailable")
+        "No such user",
+        "No such user here",
+        "Requested action not taken: mailbox unavailable",
+        "mailbox unavailable",
+        "User unknown in relay recipient table",
+        "<ana@example.org>: Recipient address rejected: User unknown in local recipient table",
+        "user does not exist",
+        "Mailbox disabled, not accepting messages",
+        "whatever the server says",
+        "",
+    ],
+)
+@pytest.mark.parametrize("code", [550, 551, 553, 554])
+def test_notify_replies_a_bare_5xx_about_the_mailbox_is_still_the_readers(
+    code: int, text: str
+) -> None:
+    assert judge_reply(code, text) == READER
+
+
+def test_notify_replies_an_enhanced_code_outweighs_the_text() -> None:
+    """Where the server gave an enhanced code, that code decides, whatever words follow."""
+    assert judge_reply(550, "5.1.1 User unknown; relaying denied") == READER
+    assert judge_reply(554, "5.6.0 relay access denied") == MESSAGE
+    assert judge_reply(550, "5.7.1 No such user") == OURS
+    # a 4xx stays temporary, and a 2xx accepted, whatever the text
+    assert judge_reply(451, "Relaying temporarily denied").outcome == "temporary"
+    assert judge_reply(250, "relaying denied") == OK
