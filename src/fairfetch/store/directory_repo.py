@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import sqlalchemy as sa
 
+from fairfetch.store.refusals import refused
 from fairfetch.store.sql import SqlStore, dead_probe_allowed
 from fairfetch.store.tables import authors, crawls, entries, feeds
 from fairfetch.store.tables_directory import feeds_fts
@@ -112,6 +113,7 @@ class Page:
     ranked: bool = True
 
 
+@refused('listing feeds')
 def list_feeds(
     store: SqlStore,
     *,
@@ -135,6 +137,7 @@ def list_feeds(
     return Page(rows, total)
 
 
+@refused('searching feeds for {q!r}')
 def search_feeds(
     store: SqlStore,
     q: str,
@@ -227,6 +230,7 @@ def _search_sqlite(
     return Page(rows, total, total <= RANK_LIMIT)
 
 
+@refused('counting feeds by kind')
 def kind_counts(store: SqlStore) -> dict[str, int]:
     """Feeds per kind (``unknown`` for feeds not classified yet); an index scan, no sort."""
     out: dict[str, int] = {}
@@ -237,6 +241,7 @@ def kind_counts(store: SqlStore) -> dict[str, int]:
     return out
 
 
+@refused('counting feeds by status')
 def status_counts(store: SqlStore) -> dict[str, int]:
     with store.engine.connect() as conn:
         return {
@@ -247,6 +252,7 @@ def status_counts(store: SqlStore) -> dict[str, int]:
         }
 
 
+@refused('listing failing feeds')
 def troubled_feeds(store: SqlStore, *, limit: int = 20) -> list[dict[str, Any]]:
     """Dead and erroring feeds, most consecutive failures first.
 
@@ -267,6 +273,7 @@ def troubled_feeds(store: SqlStore, *, limit: int = 20) -> list[dict[str, Any]]:
     return rows[:limit]
 
 
+@refused('counting due feeds')
 def count_due(store: SqlStore, now: datetime, *, dead_probe_interval: float) -> int:
     """Feeds due now: the same rule as SqlStore.count_due, in two index-only counts.
 
@@ -285,6 +292,7 @@ def count_due(store: SqlStore, now: datetime, *, dead_probe_interval: float) -> 
         return int(conn.execute(live).scalar_one()) + int(conn.execute(dead).scalar_one())
 
 
+@refused('reading the crawl queue')
 def queue_stats(store: SqlStore, now: datetime, *, dead_probe_interval: float) -> dict[str, Any]:
     """The crawl queue: feeds due now, the most overdue one, and what the next hour holds."""
     alive = feeds.c.status != "dead"
@@ -308,6 +316,7 @@ def queue_stats(store: SqlStore, now: datetime, *, dead_probe_interval: float) -
     }
 
 
+@refused('counting entries')
 def count_entries_total(store: SqlStore) -> int:
     """Entries in the directory, from the feeds' counters (cheap; the crawler keeps them)."""
     with store.engine.connect() as conn:
@@ -344,6 +353,7 @@ class MinuteCount:
     bytes: int
 
 
+@refused('counting crawls per minute')
 def crawl_minutes(store: SqlStore, since: datetime, until: datetime) -> list[MinuteCount]:
     """Crawls with ``since <= at < until`` counted per minute and outcome (and error kind)."""
     m = _minute(store).label("m")
@@ -365,6 +375,7 @@ def crawl_minutes(store: SqlStore, since: datetime, until: datetime) -> list[Min
         ]
 
 
+@refused('counting throttles per minute')
 def throttle_minutes(
     store: SqlStore, since: datetime, until: datetime
 ) -> list[tuple[datetime, str, int]]:
@@ -382,6 +393,7 @@ def throttle_minutes(
 # --- metrics -------------------------------------------------------------------------------
 
 
+@refused('reading the newest crawl')
 def max_crawl_id(store: SqlStore) -> int:
     with store.engine.connect() as conn:
         return int(
@@ -389,6 +401,7 @@ def max_crawl_id(store: SqlStore) -> int:
         )
 
 
+@refused('reading recent crawls')
 def crawls_after(
     store: SqlStore, last_id: int, *, limit: int = 50_000
 ) -> list[tuple[int, str, str | None, float]]:
@@ -406,6 +419,7 @@ def crawls_after(
 # --- entries -------------------------------------------------------------------------------
 
 
+@refused('listing entries')
 def list_entries(
     store: SqlStore, *, feed_id: int | None = None, limit: int = 50, offset: int = 0
 ) -> Page:

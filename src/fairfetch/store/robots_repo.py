@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 
 from fairfetch.net.robots import RobotsCopy
+from fairfetch.store.refusals import refused
 from fairfetch.store.sql import SqlStore
 from fairfetch.store.tables_robots import robots_txt
 
@@ -25,6 +26,7 @@ def load_robots(store: SqlStore, origin: str) -> RobotsCopy | None:
     return load_robots_many(store, [origin]).get(origin)
 
 
+@refused('reading stored robots.txt copies')
 def load_robots_many(store: SqlStore, origins: Iterable[str]) -> dict[str, RobotsCopy]:
     """The stored copies of these origins (one query per few hundred; absent ones left out)."""
     wanted = sorted(set(origins))
@@ -44,6 +46,7 @@ def load_robots_many(store: SqlStore, origins: Iterable[str]) -> dict[str, Robot
     return found
 
 
+@refused('saving robots.txt copies')
 def save_robots(store: SqlStore, copies: Sequence[RobotsCopy]) -> int:
     """Replace the stored copy of each origin (the newest copy of an origin in ``copies`` wins)."""
     latest: dict[str, RobotsCopy] = {}
@@ -70,6 +73,7 @@ def save_robots(store: SqlStore, copies: Sequence[RobotsCopy]) -> int:
     return len(rows)
 
 
+@refused('forgetting old robots.txt copies')
 def prune_robots(store: SqlStore, older_than: datetime) -> int:
     """Forget copies too old to stand in for anything (past the stale-copy window)."""
     with store.engine.begin() as conn:

@@ -19,6 +19,7 @@ from fairfetch.store import migrate
 from fairfetch.store.batch_write import write_batch
 from fairfetch.store.engine import create_engine
 from fairfetch.store.records import CrawlWrite, FeedRecord, WriteResult
+from fairfetch.store.refusals import db_reason, refused, refusing
 from fairfetch.store.tables import (
     author_links,
     authors,
@@ -45,7 +46,7 @@ class SqlStore:
                 migrate.upgrade(self.engine)
             except sa.exc.DatabaseError as exc:  # OperationalError, and "file is not a database"
                 masked = sa.make_url(url).render_as_string(hide_password=True)
-                raise StoreError(f"database {masked!r}: cannot open ({exc.orig})") from None
+                raise StoreError(f"database {masked!r}: cannot open ({db_reason(exc)})") from exc
 
     @property
     def dialect(self) -> str:
@@ -56,6 +57,7 @@ class SqlStore:
 
     # --- feeds -----------------------------------------------------------------------------
 
+    @refused("adding feed {url!r}")
     def add_feed(
         self, url: str, *, now: datetime, politeness_key: str, original_url: str | None = None
     ) -> tuple[FeedRecord, bool]:
@@ -108,6 +110,7 @@ class SqlStore:
                 )
         return FeedRecord.from_row(row) if row is not None else None
 
+    @refused("reading feed {key!r}")
     def get_feed(self, key: str | int) -> FeedRecord:
         """By id, current URL or the URL the user gave."""
         with self.engine.connect() as conn:
@@ -116,10 +119,12 @@ class SqlStore:
             raise NotFoundError(f"feed {key!r}")
         return found
 
+    @refused("reading feed {key!r}")
     def find_feed(self, key: str | int) -> FeedRecord | None:
         with self.engine.connect() as conn:
             return self._find(conn, key)
 
+    @refused("listing feeds")
     def list_feeds(
         self,
         *,
@@ -140,6 +145,7 @@ class SqlStore:
         with self.engine.connect() as conn:
             return [FeedRecord.from_row(r) for r in conn.execute(q).mappings()]
 
+    @refused("listing feeds")
     def iter_feeds(self, *, batch: int = 1000) -> Iterator[FeedRecord]:
         last = 0
         while True:
@@ -162,11 +168,13 @@ class SqlStore:
             ),
         )
 
+    @refused("counting due feeds")
     def count_due(self, now: datetime, *, dead_probe_interval: float) -> int:
         q = sa.select(sa.func.count()).where(self._due_clause(now, dead_probe_interval))
         with self.engine.connect() as conn:
             return int(conn.execute(q).scalar_one())
 
+    @refused("listing due feeds")
     def iter_due(
         self,
         now: datetime,
@@ -198,6 +206,7 @@ class SqlStore:
             seen += len(rows)
             last = rows[-1].id
 
+    @refused("marking feeds due")
     def set_due(self, feed_ids: Iterable[int], when: datetime) -> int:
         ids = list(feed_ids)
         n = 0
@@ -212,12 +221,13 @@ class SqlStore:
 
     def delete_feed(self, key: str | int) -> FeedRecord:
         feed = self.get_feed(key)
-        with self.engine.begin() as conn:
+        with refusing(f"removing feed {feed.url!r}"), self.engine.begin() as conn:
             conn.execute(feeds.delete().where(feeds.c.id == feed.id))
         return feed
 
     # --- crawl results ---------------------------------------------------------------------
 
+    @refused(lambda call: _crawl_results(call["batch"]))
     def write(
         self, batch: Sequence[CrawlWrite], settings: Settings | None = None
     ) -> list[WriteResult]:
@@ -242,12 +252,14 @@ class SqlStore:
                     raise
         raise AssertionError("unreachable")
 
+    @refused("recording an outage")
     def record_outage(self, started_at: datetime, keys: int, detail: str) -> None:
         with self.engine.begin() as conn:
             conn.execute(outages.insert().values(started_at=started_at, keys=keys, detail=detail))
 
     # --- reads for show / web --------------------------------------------------------------
 
+    @refused("reading the details of feed {feed_id}")
     def feed_details(self, feed_id: int, *, crawl_limit: int = 20) -> dict[str, Any]:
         with self.engine.connect() as conn:
             hops = [
@@ -308,6 +320,7 @@ class SqlStore:
             ]
         return {"redirects": hops, "contacts": contacts, "authors": people, "crawls": recent}
 
+    @refused("reading the entries of feed {feed_id}")
     def entries_of(self, feed_id: int, *, limit: int = 50) -> list[dict[str, Any]]:
         q = (
             sa.select(entries)
@@ -318,6 +331,7 @@ class SqlStore:
         with self.engine.connect() as conn:
             return [dict(r) for r in conn.execute(q).mappings()]
 
+    @refused("counting entries")
     def count_entries(self, feed_id: int | None = None) -> int:
         q = sa.select(sa.func.count()).select_from(entries)
         if feed_id is not None:
@@ -325,6 +339,7 @@ class SqlStore:
         with self.engine.connect() as conn:
             return int(conn.execute(q).scalar_one())
 
+    @refused("counting crawl outcomes")
     def crawl_outcomes_since(self, since: datetime) -> dict[str, int]:
         q = (
             sa.select(crawls.c.outcome, crawls.c.error_kind, sa.func.count())
@@ -338,6 +353,7 @@ class SqlStore:
                 out[label] = out.get(label, 0) + int(n)
         return out
 
+    @refused("reading the crawl statistics")
     def stats(self, now: datetime, *, dead_probe_interval: float) -> dict[str, Any]:
         """The crawlstats: outcomes in the last hour and day, throttles by key, the queue."""
         hour, day = now - timedelta(hours=1), now - timedelta(days=1)
@@ -406,6 +422,13 @@ class SqlStore:
                 "next_hour": int(next_hour),
             },
         }
+
+
+def _crawl_results(batch: Sequence[CrawlWrite]) -> str:
+    """What a refused write was writing: the feeds named, a few of them for a large batch."""
+    urls = [repr(w.url) for w in batch]
+    shown = ", ".join(urls[:3]) + (f" and {len(urls) - 3} more" if len(urls) > 3 else "")
+    return f"writing {len(urls)} crawl result{'' if len(urls) == 1 else 's'} ({shown})"
 
 
 def dead_probe_allowed(now: datetime) -> sa.ColumnElement[bool]:

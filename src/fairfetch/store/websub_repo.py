@@ -15,6 +15,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from fairfetch.store.refusals import refused
 from fairfetch.store.sql import SqlStore
 from fairfetch.store.tables import feeds
 from fairfetch.store.tables_websub import websub_deliveries, websub_pings, websub_subscriptions
@@ -95,6 +96,7 @@ def _one(conn: sa.Connection, sub_id: int) -> SubscriptionRecord | None:
     return SubscriptionRecord.from_row(row) if row else None
 
 
+@refused('creating a WebSub subscription to {topic_url!r} at hub {hub_url!r}')
 def create_subscription(
     store: SqlStore,
     *,
@@ -129,17 +131,20 @@ def create_subscription(
     return rec
 
 
+@refused('reading WebSub subscription {sub_id}')
 def get_subscription(store: SqlStore, sub_id: int) -> SubscriptionRecord | None:
     with store.engine.connect() as conn:
         return _one(conn, sub_id)
 
 
+@refused('reading the WebSub subscription of a callback')
 def subscription_by_token(store: SqlStore, token: str) -> SubscriptionRecord | None:
     with store.engine.connect() as conn:
         row = conn.execute(sa.select(S).where(S.c.callback_token == token)).mappings().first()
     return SubscriptionRecord.from_row(row) if row else None
 
 
+@refused('reading the WebSub subscription of feed {feed_id}')
 def latest_for_feed(store: SqlStore, feed_id: int) -> SubscriptionRecord | None:
     """The feed's most recent subscription (the one ``feeds show`` describes)."""
     with store.engine.connect() as conn:
@@ -153,6 +158,7 @@ def latest_for_feed(store: SqlStore, feed_id: int) -> SubscriptionRecord | None:
     return SubscriptionRecord.from_row(row) if row else None
 
 
+@refused('listing WebSub subscriptions')
 def list_subscriptions(
     store: SqlStore, *, state: str | None = None, limit: int | None = None
 ) -> list[SubscriptionRecord]:
@@ -165,6 +171,7 @@ def list_subscriptions(
         return [SubscriptionRecord.from_row(r) for r in conn.execute(q).mappings()]
 
 
+@refused('updating WebSub subscription {sub_id} ({event})')
 def apply_event(
     store: SqlStore,
     sub_id: int,
@@ -208,6 +215,7 @@ def apply_event(
     raise RuntimeError(f"websub subscription {sub_id}: too much contention")
 
 
+@refused('updating WebSub subscription {sub_id}')
 def update_subscription(store: SqlStore, sub_id: int, now: datetime, **changes: Any) -> None:
     """Bookkeeping that does not change the state (attempts, next_action_at, last_error)."""
     if "state" in changes:
@@ -216,6 +224,7 @@ def update_subscription(store: SqlStore, sub_id: int, now: datetime, **changes: 
         conn.execute(S.update().where(S.c.id == sub_id).values(updated_at=now, **changes))
 
 
+@refused('listing the WebSub subscriptions due')
 def subscriptions_due(
     store: SqlStore, now: datetime, *, limit: int = 500
 ) -> list[SubscriptionRecord]:
@@ -234,6 +243,7 @@ def subscriptions_due(
         return [SubscriptionRecord.from_row(r) for r in conn.execute(q).mappings()]
 
 
+@refused('listing the WebSub subscriptions to end')
 def subscriptions_to_unsubscribe(store: SqlStore, *, limit: int = 500) -> list[SubscriptionRecord]:
     """Live subscriptions whose feed was removed (feed_id NULL) or is dead."""
     dead = sa.select(feeds.c.id).where(feeds.c.status == "dead")
@@ -252,6 +262,7 @@ def subscriptions_to_unsubscribe(store: SqlStore, *, limit: int = 500) -> list[S
     return [r for r in rows if r.state != "denied"]
 
 
+@refused('listing the feeds to subscribe to over WebSub')
 def feeds_to_subscribe(
     store: SqlStore, now: datetime, *, retry_denied_after: float, limit: int = 200
 ) -> list[tuple[int, str]]:
@@ -286,6 +297,7 @@ def feeds_to_subscribe(
 # --- deliveries ---------------------------------------------------------------------------------
 
 
+@refused('queueing a WebSub delivery for subscription {sub.id}')
 def enqueue_delivery(
     store: SqlStore,
     sub: SubscriptionRecord,
@@ -321,6 +333,7 @@ def enqueue_delivery(
     return int(did)
 
 
+@refused('claiming WebSub deliveries')
 def claim_deliveries(
     store: SqlStore,
     now: datetime,
@@ -365,6 +378,7 @@ def claim_deliveries(
         ]
 
 
+@refused('recording the end of WebSub deliveries')
 def finish_deliveries(
     store: SqlStore, ids: Sequence[int], now: datetime, *, status: str, error: str | None = None
 ) -> None:
@@ -378,6 +392,7 @@ def finish_deliveries(
         conn.execute(D.update().where(D.c.id.in_(list(ids))).values(**values))
 
 
+@refused('counting WebSub deliveries')
 def delivery_counts(store: SqlStore) -> dict[str, int]:
     with store.engine.connect() as conn:
         return {
@@ -389,6 +404,7 @@ def delivery_counts(store: SqlStore) -> dict[str, int]:
 # --- ping log -----------------------------------------------------------------------------------
 
 
+@refused('recording a WebSub ping')
 def record_ping(
     store: SqlStore,
     *,
@@ -412,6 +428,7 @@ def record_ping(
         )
 
 
+@refused('counting WebSub pings')
 def ping_counts(store: SqlStore, since: datetime) -> dict[str, int]:
     with store.engine.connect() as conn:
         return {
@@ -422,6 +439,7 @@ def ping_counts(store: SqlStore, since: datetime) -> dict[str, int]:
         }
 
 
+@refused('counting rejected WebSub pings')
 def rejected_reasons(store: SqlStore, since: datetime) -> dict[str, int]:
     """Rejected pings by reason (invalid, unknown_algorithm, unsigned, too_large)."""
     with store.engine.connect() as conn:
@@ -435,6 +453,7 @@ def rejected_reasons(store: SqlStore, since: datetime) -> dict[str, int]:
         }
 
 
+@refused('listing the feeds with an active WebSub lease')
 def active_feed_ids(store: SqlStore, now: datetime) -> set[int]:
     """Feeds with an active, unexpired lease: the crawler may poll these less often."""
     with store.engine.connect() as conn:
@@ -448,6 +467,7 @@ def active_feed_ids(store: SqlStore, now: datetime) -> set[int]:
         }
 
 
+@refused('reading the stored entries of feed {feed_id}')
 def stored_entry_ids(store: SqlStore, feed_id: int, entry_ids: Sequence[str]) -> set[str]:
     """Which of these entry ids the feed already has stored (a 304 re-fetch lists none)."""
     from fairfetch.store.tables import entries
@@ -465,6 +485,7 @@ def stored_entry_ids(store: SqlStore, feed_id: int, entry_ids: Sequence[str]) ->
         )
 
 
+@refused('counting WebSub subscriptions')
 def subscription_state_counts(store: SqlStore) -> dict[str, int]:
     with store.engine.connect() as conn:
         return {
