@@ -398,7 +398,7 @@ class Crawler:
         """A fingerprinted backend wins; else evidence of a shared backend; else the feed's key."""
         if feed.politeness_key.startswith("backend:"):
             return feed.politeness_key
-        return self.grouper.backend_for(feed.url) or feed.politeness_key
+        return self.grouper.backend_for(feed.url, now=time.monotonic()) or feed.politeness_key
 
     async def _finish(
         self,
