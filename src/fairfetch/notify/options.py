@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from fairfetch.config import Settings, env_name, load_settings
+from fairfetch.notify.backoff import POLICY_GIVE_UP_AFTER
 from fairfetch.notify.newness import NewnessLimits
 
 __all__ = ["NOTIFY_SETTINGS", "NotifyOptions"]
@@ -44,6 +45,9 @@ class NotifyOptions:
     smtp_timeout: float = 30.0
     poll_seconds: float = 15.0
     newness: NewnessLimits = field(default_factory=NewnessLimits)
+    #: how long a 5xx refusal of ours by policy is retried before the mail fails for good
+    #: (not a Settings field yet: the constant's default, see backoff.POLICY_GIVE_UP_AFTER)
+    policy_give_up_after: timedelta = POLICY_GIVE_UP_AFTER
 
     @classmethod
     def from_settings(cls, settings: Settings) -> NotifyOptions:

@@ -14,13 +14,19 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.message import Message
 from typing import Any
 
 from fairfetch.config import Settings
 from fairfetch.notify import render
-from fairfetch.notify.backoff import HARD_FAILURES_TO_FLAG, retry_at
+from fairfetch.notify.backoff import (
+    HARD_FAILURES_TO_FLAG,
+    POLICY_GIVE_UP_AFTER,
+    policy_gives_up,
+    policy_since,
+    retry_at,
+)
 from fairfetch.notify.billing import Decision, decide_digest, decide_realtime
 from fairfetch.notify.options import NotifyOptions
 from fairfetch.notify.smtp import POLICY_REFUSAL, SmtpConfig, SmtpSession
@@ -182,17 +188,20 @@ async def _deliver(
     report: SendReport,
     contexts: dict[int, dict[str, Any]] | None = None,
     claims: repo.OutboxClaims | None = None,
+    give_up_after: timedelta = POLICY_GIVE_UP_AFTER,
 ) -> bool:
     """One outbox row. Returns False when the pass should stop (temporary failure).
 
     With ``claims``, a row another sender is sending (or has sent since it was read) is skipped.
     """
     if claims is None:
-        return await _deliver_claimed(store, settings, session, row, now, report, contexts)
+        return await _deliver_claimed(store, settings, session, row, now, report, contexts,
+                                      give_up_after)
     if not claims.claim(row["id"], now):
         return True
     try:
-        return await _deliver_claimed(store, settings, session, row, now, report, contexts)
+        return await _deliver_claimed(store, settings, session, row, now, report, contexts,
+                                      give_up_after)
     finally:
         claims.release(row["id"])
 
@@ -205,6 +214,7 @@ async def _deliver_claimed(
     now: datetime,
     report: SendReport,
     contexts: dict[int, dict[str, Any]] | None = None,
+    give_up_after: timedelta = POLICY_GIVE_UP_AFTER,
 ) -> bool:
     if row["reader_id"] in report.flagged_readers:
         row = {**row, "flagged_at": now}
@@ -246,17 +256,36 @@ async def _deliver_claimed(
             report.flagged_readers.add(row["reader_id"])
         report.errors.append(f"{row['dedupe_key']}: {attempt.detail}")
         return True
-    if attempt.detail.startswith(POLICY_REFUSAL):
-        logging.getLogger(__name__).warning("notification %s: %s", row["dedupe_key"],
-                                            attempt.detail)
+    detail = attempt.detail
+    if detail.startswith(POLICY_REFUSAL) and attempt.code is not None and attempt.code >= 500:
+        # A 5xx refusal of us is retried, but not for ever: it held the publisher's credit
+        # and the queue's attention without end. Counted from the first refusal in a row,
+        # kept in the row's last error (the server's reply follows it).
+        since = policy_since(row.get("last_error"), POLICY_REFUSAL) or now
+        reply = detail[len(POLICY_REFUSAL):]
+        detail = f"{POLICY_REFUSAL}since {since.isoformat()}: {reply}"
+        if policy_gives_up(since, now, give_up_after):
+            days = f"{give_up_after.total_seconds() / 86400:g}"
+            reason = (f"gave up after {days} days of refusals ({int(row['attempts']) + 1} "
+                      f"attempts): {detail}")
+            # failed for good, on record; the credit hold released; never the reader's count
+            repo.mark_failed(store, row["id"], now, reason, flag_after=HARD_FAILURES_TO_FLAG,
+                             count=False)
+            logging.getLogger(__name__).warning("notification %s: %s", row["dedupe_key"],
+                                                reason)
+            report.failed += 1
+            report.errors.append(f"{row['dedupe_key']}: {reason}")
+            return True
+    if detail.startswith(POLICY_REFUSAL):
+        logging.getLogger(__name__).warning("notification %s: %s", row["dedupe_key"], detail)
     again = retry_at(now, int(row["attempts"]) + 1)
     if attempt.server_down:  # the queue waits, in order, not this message alone
-        repo.hold_queue(store, row["id"], now, attempt.detail, again)
+        repo.hold_queue(store, row["id"], now, detail, again)
     else:
-        repo.mark_temporary(store, row["id"], now, attempt.detail, again)
+        repo.mark_temporary(store, row["id"], now, detail, again)
     report.retried += 1
     report.deferred = True
-    report.errors.append(f"{row['dedupe_key']}: {attempt.detail}")
+    report.errors.append(f"{row['dedupe_key']}: {detail}")
     return False
 
 
@@ -315,7 +344,8 @@ async def send_due(
                 last_id = row["id"]
                 await pacer.wait()
                 ok = await _deliver(
-                    store, settings, session, row, now or _utcnow(), report, contexts, claims
+                    store, settings, session, row, now or _utcnow(), report, contexts, claims,
+                    opts.policy_give_up_after,
                 )
                 if not ok:
                     return report

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import sqlalchemy as sa
+
 from fairfetch.notify.service import send_due
 from fairfetch.store import notify_repo as repo
+from fairfetch.store.tables_notify import notify_readers
 
 from .conftest import FAST, T0, SmtpServer, World
 
@@ -154,3 +157,74 @@ async def test_notify_bare_relaying_denied_at_rcpt_does_not_flag_the_reader(
     done = await send_due(w.store, w.settings, T0 + timedelta(days=1), options=FAST)
     assert done.sent == 3
     assert _reader(w)["flagged_at"] is None
+
+
+async def test_notify_policy_refusal_gives_up_after_three_days_and_releases_the_credit(
+    mail_world, smtp_server, caplog
+):
+    """A refusal of ours (5.7.1: our IP on a block list) that never lifts retried hourly for
+    ever, holding the publisher's credit for it. After POLICY_GIVE_UP_AFTER (3 days) from the
+    first refusal the mail fails for good, saying why and since when, its credit is given
+    back, the reader is not counted against, and the row stays on record."""
+    w = mail_world
+    fid = w.add_feed("https://a.example.test/feed")
+    w.subscribe("ana@example.test", fid)
+    pub = repo.grant(w.store, "Example Media", 5, T0, feed_ids=[fid])["id"]
+    w.write(fid, [w.entry("item")], at=T0 + timedelta(minutes=1))
+    _answer_rcpt(smtp_server, "554 5.7.1 Service unavailable; client host blocked using a list")
+    first = T0 + timedelta(minutes=2)
+
+    def holds() -> list[tuple[str, int]]:
+        return [(r["kind"], r["amount"]) for r in repo.ledger(w.store)
+                if r["publisher_id"] == pub and r["kind"] != "grant"]
+
+    # refused hourly (the backoff's ceiling) for just under three days: still pending, held
+    at = first
+    while at < first + timedelta(days=3):
+        report = await send_due(w.store, w.settings, at, options=FAST)
+        assert (report.sent, report.failed, report.retried) == (0, 0, 1), at
+        at += timedelta(hours=1)
+    [row] = [r for r in w.outbox() if r["kind"] == "item"]
+    assert row["status"] == "pending"
+    assert holds() == [("hold", -1)]
+    assert "since 2026-03-02T09:02:00+00:00" in row["last_error"]  # the first refusal's time
+
+    # the first refusal three days after the first one: failed for good
+    with caplog.at_level("WARNING"):
+        done = await send_due(w.store, w.settings, first + timedelta(days=3, minutes=1),
+                              options=FAST)
+    assert (done.sent, done.failed, done.retried, done.flagged) == (0, 1, 0, 0)
+    [row] = [r for r in w.outbox() if r["kind"] == "item"]
+    assert row["status"] == "failed"  # recorded, not deleted
+    reason = row["last_error"]
+    assert reason.startswith("gave up")
+    assert "refused by the mail system's policy" in reason
+    assert "since 2026-03-02T09:02:00+00:00" in reason
+    assert "554 5.7.1 Service unavailable" in reason
+    assert any("gave up" in e for e in done.errors)
+    assert any("gave up" in m for m in caplog.messages)  # the operator is told in the log
+    assert holds() == [("released", 0)]  # the publisher's credit is given back
+    assert _reader(w)["flagged_at"] is None
+    with w.store.engine.connect() as conn:
+        assert conn.execute(sa.select(notify_readers.c.hard_failures)).scalar_one() == 0
+
+    # failed for good means it is not tried again, even once the block is lifted
+    _answer_rcpt(smtp_server, "250 OK")
+    later = await send_due(w.store, w.settings, first + timedelta(days=5), options=FAST)
+    assert later.sent == 0
+    assert smtp_server.accepted == []
+
+
+async def test_notify_a_4xx_policy_reply_never_gives_up(mail_world, smtp_server):
+    """Only a 5xx refusal of ours has an end: a 4.7.x (greylisting, a rate limit) is the
+    server's "later", retried as long as it takes."""
+    w = mail_world
+    fid = w.add_feed("https://a.example.test/feed")
+    w.subscribe("ana@example.test", fid)
+    w.write(fid, [w.entry("item")], at=T0 + timedelta(minutes=1))
+    _answer_rcpt(smtp_server, "451 4.7.1 Greylisted, please try again later")
+    for day in range(6):
+        report = await send_due(w.store, w.settings, T0 + timedelta(days=day, minutes=2),
+                                options=FAST)
+        assert (report.failed, report.retried) == (0, 1)
+    assert {r["status"] for r in w.outbox() if r["kind"] == "item"} == {"pending"}
