@@ -438,7 +438,10 @@ def _authors(conn: sa.Connection, batch: Sequence[CrawlWrite]) -> None:
     if not rows:
         return
     conn.execute(_INSERT_AUTHOR, list(rows.values()))
-    links: list[dict[str, Any]] = []
+    # Keyed by (author, url), the unique index: an author whose profile is their own mailbox
+    # (Atom <email>a@b</email> with <uri>mailto:a@b</uri>) gets it once, not a second copy
+    # that fails the whole batch's transaction.
+    links: dict[tuple[int, str], dict[str, Any]] = {}
     for part in _chunks(ids):
         for a in conn.execute(
             sa.select(
@@ -451,10 +454,13 @@ def _authors(conn: sa.Connection, batch: Sequence[CrawlWrite]) -> None:
             ).where(authors.c.feed_id.in_(part))
         ):
             if a.email:
-                links.append(
-                    {"author_id": a.id, **link_row("mailto:" + a.email, "email", a.source)}
+                links.setdefault(
+                    (a.id, "mailto:" + a.email),
+                    {"author_id": a.id, **link_row("mailto:" + a.email, "email", a.source)},
                 )
             if a.url:
-                links.append({"author_id": a.id, **link_row(a.url, "web", a.source)})
+                links.setdefault(
+                    (a.id, a.url), {"author_id": a.id, **link_row(a.url, "web", a.source)}
+                )
     if links:
-        conn.execute(_INSERT_AUTHOR_LINK, links)
+        conn.execute(_INSERT_AUTHOR_LINK, list(links.values()))
