@@ -492,17 +492,57 @@ def follow_duplicates(
     feed has not stored yet are carried over first (see :func:`_carry_entries`): else the other
     feed's next crawl would find them new and tell these readers again.
     """
+    return _follow(conn, now, feed_ids, settings, skip_busy=False)[0]
+
+
+def _follow(
+    conn: sa.Connection,
+    now: datetime,
+    feed_ids: Sequence[int] | None,
+    settings: Settings | None,
+    *,
+    skip_busy: bool,
+) -> tuple[int, list[int]]:
+    """:func:`follow_duplicates`; also returns the duplicates it moved readers of."""
     q = sa.select(feeds.c.id).where(feeds.c.duplicate_of.is_not(None))
     if feed_ids is not None:
         if not feed_ids:
-            return 0
+            return 0, []
         q = q.where(feeds.c.id.in_(sorted(set(feed_ids))))
     done = 0
+    moved: list[int] = []
     for src in conn.execute(q).scalars().all():
         target = duplicate_target(conn, int(src))
-        if target is not None:
-            done += _move_subscriptions(conn, int(src), target, now, settings)
-    return done
+        if target is None or not _lock_pair(conn, int(src), target, skip_busy=skip_busy):
+            continue
+        n = _move_subscriptions(conn, int(src), target, now, settings)
+        if n:
+            done += n
+            moved.append(int(src))
+    return done, moved
+
+
+def _lock_pair(conn: sa.Connection, src: int, target: int, *, skip_busy: bool) -> bool:
+    """Lock the duplicate and the feed it duplicates before their readers are read and moved
+    (PostgreSQL; SQLite has one writer at a time). False: another transaction holds one of
+    them, and this one (``skip_busy``) leaves the pair to it.
+
+    Two transactions moving one duplicate's readers at once (the notifier's pass, and a crawl
+    recording the duplicate again) each read them before the other committed: both carried the
+    same items to the other feed, and the second failed on the first's copy (a unique
+    violation, after waiting for it), or, reading after the other's commit, found the reader
+    "already" on the other feed and ended the subscription just moved there. The pass takes
+    ``FOR UPDATE SKIP LOCKED``: a crawl writing either feed holds ``FOR KEY SHARE`` on it from
+    the start of its write, so the pass never waits for a crawl (the crawl moves its duplicate's
+    readers itself; the next pass takes the rest), and a crawl that starts while the pass holds
+    them waits at its start, before it has written anything, then reads the pass's result. The
+    crawl takes ``FOR NO KEY UPDATE`` on both (waiting), before it carries any entry to the
+    other feed."""
+    if conn.dialect.name != "postgresql":
+        return True
+    q = sa.select(feeds.c.id).where(feeds.c.id.in_((src, target))).order_by(feeds.c.id)
+    q = q.with_for_update(skip_locked=True) if skip_busy else q.with_for_update(key_share=True)
+    return len(conn.execute(q).all()) == len({src, target})
 
 
 def _live(feed_id: int) -> sa.Select[Any]:
@@ -759,16 +799,13 @@ def _kept_entry_ids(conn: sa.Connection, kept_sub: int, target: int) -> set[str]
 def move_duplicate_subscriptions(
     store: SqlStore, now: datetime, settings: Settings | None = None
 ) -> int:
-    """:func:`follow_duplicates` for every duplicate, in a transaction of its own."""
+    """:func:`follow_duplicates` for every duplicate, in a transaction of its own (the
+    notifier's pass): a duplicate whose feeds another transaction is writing is left to it
+    (see :func:`_lock_pair`), and only the duplicates moved here are settled."""
     with store.engine.begin() as conn:
-        done = follow_duplicates(conn, now, settings=settings)
-        if done:
-            settle_duplicates(
-                conn,
-                conn.execute(sa.select(feeds.c.id).where(feeds.c.duplicate_of.is_not(None)))
-                .scalars()
-                .all(),
-            )
+        done, moved = _follow(conn, now, None, settings, skip_busy=True)
+        if moved:
+            settle_duplicates(conn, moved)
         return done
 
 
