@@ -9,6 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from fairfetch.store.notify_delivery import balances_in
+from fairfetch.store.refusals import refused
 from fairfetch.store.sql import SqlStore
 from fairfetch.store.tables_notify import (
     notify_ledger,
@@ -18,6 +19,7 @@ from fairfetch.store.tables_notify import (
 )
 
 
+@refused("granting credits to publisher {publisher!r}")
 def grant(
     store: SqlStore,
     publisher: str,
@@ -53,12 +55,14 @@ def grant(
     return {"publisher": publisher, "id": int(pid), "balance": bal}
 
 
+@refused("reading the credit ledger")
 def ledger(store: SqlStore) -> list[dict[str, Any]]:
     q = sa.select(notify_ledger).order_by(notify_ledger.c.id)
     with store.engine.connect() as conn:
         return [dict(r) for r in conn.execute(q).mappings()]
 
 
+@refused("recording a mail in the sink")
 def record_sink(
     store: SqlStore,
     *,
@@ -82,6 +86,7 @@ def record_sink(
         )
 
 
+@refused("listing the mails in the sink")
 def list_sink(store: SqlStore, *, limit: int = 100) -> list[dict[str, Any]]:
     q = sa.select(notify_sink).order_by(notify_sink.c.id.desc()).limit(limit)
     with store.engine.connect() as conn:

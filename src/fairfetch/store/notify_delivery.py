@@ -6,15 +6,17 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 
+from fairfetch.errors import StoreError
 from fairfetch.notify.billing import Charge
 from fairfetch.store.notify_outbox import open_issue
 from fairfetch.store.notify_subscriptions import listing_query
+from fairfetch.store.refusals import refused
 from fairfetch.store.sql import SqlStore
 from fairfetch.store.tables import entries, feeds
 from fairfetch.store.tables_notify import (
@@ -28,6 +30,12 @@ from fairfetch.store.tables_notify import (
 )
 
 
+def _reading_notifications(call: Mapping[str, Any]) -> str:
+    n = len(call["outbox_ids"])
+    return f"reading {n} notification{'' if n == 1 else 's'}"
+
+
+@refused("reading the notifications due")
 def due_outbox(
     store: SqlStore,
     now: datetime,
@@ -104,6 +112,7 @@ class OutboxClaims:
     claim is held from before the SMTP dialogue until after the row is marked.
     """
 
+    @refused("opening a sender's claims on notifications")
     def __init__(self, store: SqlStore) -> None:
         self.store = store
         self._key = store.engine.url.render_as_string(hide_password=True)
@@ -115,6 +124,7 @@ class OutboxClaims:
         elif store.engine.dialect.name == "sqlite":
             self._lock_fd = _sqlite_lock_fd(store)
 
+    @refused("claiming notification {outbox_id}")
     def claim(self, outbox_id: int, now: datetime) -> bool:
         """True when this pass now owns the row and it still is pending and due at ``now``."""
         if self._conn is not None:
@@ -148,6 +158,7 @@ class OutboxClaims:
             return False
         return True
 
+    @refused("releasing the claim on notification {outbox_id}")
     def release(self, outbox_id: int) -> None:
         if outbox_id not in self._held:
             return
@@ -167,13 +178,14 @@ class OutboxClaims:
         for outbox_id in list(self._held):
             try:
                 self.release(outbox_id)
-            except sa.exc.SQLAlchemyError:
+            except (sa.exc.SQLAlchemyError, StoreError):  # (release says it as StoreError)
                 break  # the connection is gone, and its locks with it
         if self._conn is not None:
             self._conn.close()
             self._conn = None
 
 
+@refused("counting notifications")
 def count_pending(store: SqlStore) -> dict[str, int]:
     q = sa.select(notify_outbox.c.status, sa.func.count()).group_by(notify_outbox.c.status)
     with store.engine.connect() as conn:
@@ -208,6 +220,7 @@ def balances_in(conn: sa.Connection, publisher_ids: Iterable[int]) -> dict[int, 
     return out
 
 
+@refused("reading the publishers' balances")
 def balances(store: SqlStore) -> list[dict[str, Any]]:
     """Every publisher with its balance and sponsored feeds."""
     with store.engine.connect() as conn:
@@ -227,6 +240,7 @@ def balances(store: SqlStore) -> list[dict[str, Any]]:
     return pubs
 
 
+@refused("reading notification {outbox_id}")
 def item_context(store: SqlStore, outbox_id: int) -> dict[str, Any] | None:
     """Everything the item and confirmation templates need, plus billing inputs."""
     with store.engine.connect() as conn:
@@ -264,6 +278,7 @@ def item_context(store: SqlStore, outbox_id: int) -> dict[str, Any] | None:
     }
 
 
+@refused(_reading_notifications)
 def item_contexts(store: SqlStore, outbox_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
     """:func:`item_context` for a batch of rows in a handful of queries (the sender's hot path).
 
@@ -318,6 +333,7 @@ def item_contexts(store: SqlStore, outbox_ids: Sequence[int]) -> dict[int, dict[
     return out
 
 
+@refused("reading the publishers' balances")
 def publisher_balances(store: SqlStore, publisher_ids: Iterable[int]) -> dict[int, int]:
     ids = list(publisher_ids)
     if not ids:
@@ -336,6 +352,7 @@ def _charge_key(outbox_id: int, kind: str, party: int) -> str:
     return f"{outbox_id}:{kind}:{party}"
 
 
+@refused("holding publisher credits for notification {outbox_id}")
 def hold_credits(
     store: SqlStore, outbox_id: int, publisher_ids: Iterable[int], now: datetime, *,
     note: str = "",
@@ -418,6 +435,7 @@ def _release_holds(
     )
 
 
+@refused("reading digest notification {outbox_id}")
 def digest_context(store: SqlStore, outbox_id: int) -> dict[str, Any] | None:
     """The issue's items (of subscriptions still active), grouped by feed, plus billing inputs."""
     with store.engine.connect() as conn:
@@ -474,6 +492,7 @@ def digest_context(store: SqlStore, outbox_id: int) -> dict[str, Any] | None:
     }
 
 
+@refused("marking notification {outbox_id} sent")
 def mark_sent(
     store: SqlStore,
     outbox_id: int,
@@ -573,6 +592,7 @@ def mark_sent(
                 )
 
 
+@refused("closing digest notification {outbox_id}")
 def close_issue(store: SqlStore, outbox_id: int, now: datetime) -> None:
     """A digest issue goes on the wire: from now on it takes no more items (they go to the next
     issue), so every copy of it, sent again after a crash, is the same message. Committed
@@ -589,6 +609,7 @@ def close_issue(store: SqlStore, outbox_id: int, now: datetime) -> None:
         )
 
 
+@refused("recording a retry of notification {outbox_id}")
 def mark_temporary(
     store: SqlStore, outbox_id: int, now: datetime, error: str, retry_at: datetime
 ) -> None:
@@ -610,6 +631,7 @@ def _retry_later(conn: sa.Connection, outbox_id: int, error: str, at: datetime) 
 SERVER_HOLD = "waiting for the mail server: "
 
 
+@refused("holding the queue at notification {outbox_id}")
 def hold_queue(
     store: SqlStore, outbox_id: int, now: datetime, error: str, until: datetime
 ) -> None:
@@ -629,6 +651,7 @@ def hold_queue(
         )
 
 
+@refused("reading whether the queue is held")
 def queue_held_from(store: SqlStore, now: datetime) -> int | None:
     """The oldest row holding the queue at ``now`` (a server outage's retry still ahead): rows
     after it wait for it. None when the queue is not held."""
@@ -643,6 +666,7 @@ def queue_held_from(store: SqlStore, now: datetime) -> int | None:
     return int(found) if found is not None else None
 
 
+@refused("marking notification {outbox_id} failed")
 def mark_failed(
     store: SqlStore, outbox_id: int, now: datetime, error: str, *, flag_after: int,
     count: bool = True,
@@ -682,6 +706,7 @@ def mark_failed(
     return False
 
 
+@refused("cancelling notification {outbox_id}")
 def cancel(store: SqlStore, outbox_id: int, reason: str, *, status: str = "cancelled") -> None:
     """Not sent, on purpose, with the reason recorded (unsubscribed, address flagged, …)."""
     with store.engine.begin() as conn:
@@ -694,6 +719,7 @@ def cancel(store: SqlStore, outbox_id: int, reason: str, *, status: str = "cance
             _release_holds(conn, outbox_id, "not sent")
 
 
+@refused("listing the outbox")
 def list_outbox(store: SqlStore, *, limit: int = 200) -> list[dict[str, Any]]:
     q = (
         sa.select(

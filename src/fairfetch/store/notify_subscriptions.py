@@ -7,7 +7,7 @@ the same rule."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -19,6 +19,7 @@ from fairfetch.errors import InputError, NotFoundError
 from fairfetch.notify.schedule import schedule_label
 from fairfetch.store.hooks import run_new_entries_hooks
 from fairfetch.store.notify_outbox import insert_outbox
+from fairfetch.store.refusals import refused
 from fairfetch.store.sql import SqlStore
 from fairfetch.store.tables import entries, feeds
 from fairfetch.store.tables_notify import (
@@ -58,6 +59,21 @@ SPENT_CONFIRMATION = (
 #: A pending subscription gets at most one confirmation mail per this interval, however often
 #: the public form is posted for that address.
 CONFIRM_RESEND_AFTER = timedelta(hours=1)
+
+
+def _unsubscribing(call: Mapping[str, Any]) -> str:
+    """What an unsubscribe was ending: the address when the operator named it, never a token
+    (it acts for the reader, and the message reaches terminals, pages and logs)."""
+    if call["manage_token"] is not None:
+        return "unsubscribing a subscription by its link"
+    if call["reader_token"] is not None:
+        return "unsubscribing a reader's digest by its link"
+    return f"unsubscribing {call['email']!r} from feed {call['feed_id']}"
+
+
+def _importing(call: Mapping[str, Any]) -> str:
+    n = len(call["rows"])
+    return f"importing {n} subscription{'' if n == 1 else 's'}"
 
 
 def _has_active(conn: sa.Connection, reader_id: int) -> bool:
@@ -102,6 +118,7 @@ def _sub_by(conn: sa.Connection, clause: sa.ColumnElement[bool]) -> dict[str, An
     return dict(row) if row is not None else None
 
 
+@refused("subscribing {email!r} to feed {feed_id}")
 def subscribe(
     store: SqlStore,
     email: str,
@@ -208,6 +225,7 @@ def subscribe(
     return Subscribed(sub, created, outbox_id, throttled)
 
 
+@refused("confirming a subscription")
 def confirm(store: SqlStore, token: str, now: datetime) -> dict[str, Any]:
     """Double opt-in: the link in the confirmation mail makes the subscription active.
 
@@ -231,6 +249,7 @@ def confirm(store: SqlStore, token: str, now: datetime) -> dict[str, Any]:
     return sub
 
 
+@refused("reading a subscription")
 def subscription_by_token(store: SqlStore, manage_token: str) -> dict[str, Any]:
     with store.engine.connect() as conn:
         q = listing_query().where(notify_subscriptions.c.manage_token == manage_token)
@@ -240,6 +259,7 @@ def subscription_by_token(store: SqlStore, manage_token: str) -> dict[str, Any]:
     return dict(row)
 
 
+@refused("updating a subscription")
 def update_subscription(
     store: SqlStore,
     manage_token: str,
@@ -282,6 +302,7 @@ def _end(conn: sa.Connection, clause: sa.ColumnElement[bool], now: datetime) -> 
     )
 
 
+@refused(_unsubscribing)
 def unsubscribe(
     store: SqlStore,
     now: datetime,
@@ -351,12 +372,14 @@ def listing_query() -> sa.Select[Any]:
     )
 
 
+@refused("listing subscriptions")
 def list_subscriptions(store: SqlStore) -> list[dict[str, Any]]:
     q = listing_query().order_by(notify_readers.c.email, notify_subscriptions.c.id)
     with store.engine.connect() as conn:
         return [dict(r) for r in conn.execute(q).mappings()]
 
 
+@refused("looking up a reader")
 def reader_exists(store: SqlStore, reader_token: str) -> bool:
     with store.engine.connect() as conn:
         return (
@@ -367,6 +390,7 @@ def reader_exists(store: SqlStore, reader_token: str) -> bool:
         )
 
 
+@refused(_importing)
 def import_subscriptions(
     store: SqlStore,
     rows: Sequence[dict[str, Any]],
@@ -455,6 +479,7 @@ def duplicate_target(conn: sa.Connection, feed_id: int) -> int | None:
     return None
 
 
+@refused("reading what feed {feed_id} duplicates")
 def feed_duplicate_of(store: SqlStore, feed_id: int) -> int | None:
     """``feeds.duplicate_of`` of one feed (``feeds show``)."""
     with store.engine.connect() as conn:
@@ -796,6 +821,7 @@ def _kept_entry_ids(conn: sa.Connection, kept_sub: int, target: int) -> set[str]
     )
 
 
+@refused("moving the readers of duplicate feeds")
 def move_duplicate_subscriptions(
     store: SqlStore, now: datetime, settings: Settings | None = None
 ) -> int:
