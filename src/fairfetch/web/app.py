@@ -23,7 +23,7 @@ from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoin
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fairfetch.config import Settings
-from fairfetch.errors import FairfetchError, InputError, NotFoundError
+from fairfetch.errors import FairfetchError, InputError, NotFoundError, StoreError
 from fairfetch.store.sql import SqlStore
 from fairfetch.web import filters
 from fairfetch.web.metrics import DirectoryMetrics
@@ -148,6 +148,14 @@ def _install_errors(app: FastAPI) -> None:
     @app.exception_handler(InputError)
     async def _input(request: Request, exc: InputError) -> Response:
         return _error_page(request, 422, str(exc))
+
+    # The database refused or is unreachable (read-only, locked, down): the server cannot do
+    # it now and may later, RFC 9110's 503; no gateway answered wrongly (502). The store's
+    # message names what was refused, in one line; the class name tells a reader nothing.
+    @app.exception_handler(StoreError)
+    async def _store(request: Request, exc: StoreError) -> Response:
+        message = " ".join(part.strip() for part in str(exc).splitlines() if part.strip())
+        return _error_page(request, 503, message or "the database is unavailable")
 
     @app.exception_handler(FairfetchError)
     async def _ours(request: Request, exc: FairfetchError) -> Response:
