@@ -120,24 +120,12 @@ def subscribe_post(
 @router.get("/confirm/{token}", response_class=HTMLResponse)
 def confirm_page(request: Request, token: str) -> HTMLResponse:
     """A button, not an action: link scanners in mailboxes follow GETs."""
-    from fairfetch.store.tables_notify import notify_subscriptions
-
     _settings, store = _ctx(request)
-    _token(token)
-    with store.engine.connect() as conn:
-        found = conn.execute(
-            notify_subscriptions.select().where(notify_subscriptions.c.confirm_token == token)
-        ).first()
-    if found is None:
-        raise HTTPException(
-            status_code=404,
-            detail="not found: confirmation link (it may have been replaced by a newer one)",
-        )
-    if found.status == "unsubscribed":
-        from fairfetch.store.notify_subscriptions import SPENT_CONFIRMATION
-
-        raise HTTPException(status_code=404, detail=f"not found: {SPENT_CONFIRMATION}")
-    return _page("confirm.html", token=token, done=found.status == "active")
+    try:
+        status = repo.confirmation_status(store, _token(token))
+    except NotFoundError as exc:
+        raise HTTPException(status_code=404, detail=str(exc)) from None
+    return _page("confirm.html", token=token, done=status == "active")
 
 
 @router.post("/confirm/{token}", response_class=HTMLResponse)

@@ -249,6 +249,20 @@ def confirm(store: SqlStore, token: str, now: datetime) -> dict[str, Any]:
     return sub
 
 
+@refused("reading a confirmation link")
+def confirmation_status(store: SqlStore, token: str) -> str:
+    """The status of the subscription a confirmation link is for (the confirm page shows a
+    button, or "already confirmed"), without confirming it: link scanners follow GETs.
+    NotFoundError when no subscription has that link, or when it ended (a spent link)."""
+    with store.engine.connect() as conn:
+        sub = _sub_by(conn, notify_subscriptions.c.confirm_token == token)
+    if sub is None:
+        raise NotFoundError("confirmation link (it may have been replaced by a newer one)")
+    if sub["status"] == "unsubscribed":
+        raise NotFoundError(SPENT_CONFIRMATION)
+    return str(sub["status"])
+
+
 @refused("reading a subscription")
 def subscription_by_token(store: SqlStore, manage_token: str) -> dict[str, Any]:
     with store.engine.connect() as conn:
