@@ -113,6 +113,11 @@ class Settings:
     #: An entry published more than this many days before it was first seen is not news (a feed
     #: that republishes its whole archive moves its newest too). Empty: off.
     notify_max_age_days: float | None = 14.0
+    #: A mail the mail system refuses for a policy reason of ours (5.7.x, "Relaying denied") is
+    #: retried this many days from the first refusal in a row, then fails for good and its
+    #: publisher's credit hold is released (a 5xx is a definite no; 3 days cover a weekend and
+    #: a block-list delisting or a DNS fix of ours).
+    notify_policy_give_up_days: float = 3.0
 
     # --- websub ------------------------------------------------------------------------------
     websub_lease_seconds: int = 7 * 24 * 3600
@@ -149,6 +154,7 @@ _AT_LEAST_ONE = (
 _POSITIVE = (
     "connect_timeout", "first_byte_timeout", "total_timeout", "min_interval", "max_interval",
     "default_interval", "dead_probe_interval", "notify_smtp_timeout", "notify_poll",
+    "notify_policy_give_up_days",
 )
 _NOT_NEGATIVE = (
     "per_key_gap", "parse_processes", "parse_pool_threshold", "max_redirects", "notify_rate",

@@ -81,7 +81,7 @@ def test_notify_knobs_are_settings_with_the_documented_environment_names() -> No
     assert names == {
         "FAIRFETCH_NOTIFY_RATE", "FAIRFETCH_NOTIFY_BATCH", "FAIRFETCH_NOTIFY_SMTP_TIMEOUT",
         "FAIRFETCH_NOTIFY_POLL", "FAIRFETCH_NOTIFY_BEHIND_NEWEST_DAYS",
-        "FAIRFETCH_NOTIFY_MAX_AGE_DAYS",
+        "FAIRFETCH_NOTIFY_MAX_AGE_DAYS", "FAIRFETCH_NOTIFY_POLICY_GIVE_UP_DAYS",
     }  # fmt: skip
     o = NotifyOptions.from_settings(Settings())
     assert o == NotifyOptions.from_env({})
@@ -99,6 +99,17 @@ def test_notify_knobs_from_a_config_file(tmp_path: Path) -> None:
     assert (o.rate, o.batch, o.smtp_timeout, o.poll_seconds) == (0.0, 7, 4.5, 2.0)
     assert o.newness.behind_newest is None  # empty: the guard is off
     assert o.newness.max_age == timedelta(days=3)
+
+
+def test_notify_policy_give_up_is_a_setting() -> None:
+    """How long a policy-refused mail is retried is the operator's call (a delisting can take
+    longer than the default 3 days): a setting like the other notify knobs, not a constant."""
+    assert NotifyOptions.from_settings(Settings()).policy_give_up_after == timedelta(days=3)
+    o = NotifyOptions.from_env({"FAIRFETCH_NOTIFY_POLICY_GIVE_UP_DAYS": "0.5"})
+    assert o.policy_give_up_after == timedelta(hours=12)
+    with pytest.raises(ConfigError) as caught:
+        load_settings(None, environ={"FAIRFETCH_NOTIFY_POLICY_GIVE_UP_DAYS": "0"})
+    assert "FAIRFETCH_NOTIFY_POLICY_GIVE_UP_DAYS" in str(caught.value)
 
 
 def test_notify_from_env_reads_the_same_names_and_only_those() -> None:

@@ -1,7 +1,8 @@
 """The notifier's knobs, read off :class:`fairfetch.config.Settings`.
 
 They are Settings fields like every other (``notify_rate``, ``notify_batch``,
-``notify_smtp_timeout``, ``notify_poll``, ``notify_behind_newest_days``, ``notify_max_age_days``;
+``notify_smtp_timeout``, ``notify_poll``, ``notify_behind_newest_days``, ``notify_max_age_days``,
+``notify_policy_give_up_days``;
 documented with their defaults in ``config.py``), so they come from the config file, the
 environment (``FAIRFETCH_NOTIFY_RATE`` …) or flags. Where a Settings is at hand, build the options
 with :meth:`NotifyOptions.from_settings`. The crawler hands its Settings to the in-transaction
@@ -31,6 +32,7 @@ NOTIFY_SETTINGS = (
     "notify_poll",
     "notify_behind_newest_days",
     "notify_max_age_days",
+    "notify_policy_give_up_days",
 )
 
 
@@ -46,7 +48,7 @@ class NotifyOptions:
     poll_seconds: float = 15.0
     newness: NewnessLimits = field(default_factory=NewnessLimits)
     #: how long a 5xx refusal of ours by policy is retried before the mail fails for good
-    #: (not a Settings field yet: the constant's default, see backoff.POLICY_GIVE_UP_AFTER)
+    #: (``notify_policy_give_up_days``; see backoff.POLICY_GIVE_UP_AFTER for why 3 days)
     policy_give_up_after: timedelta = POLICY_GIVE_UP_AFTER
 
     @classmethod
@@ -60,6 +62,7 @@ class NotifyOptions:
                 behind_newest=_days(settings.notify_behind_newest_days),
                 max_age=_days(settings.notify_max_age_days),
             ),
+            policy_give_up_after=timedelta(days=settings.notify_policy_give_up_days),
         )
 
     @classmethod
