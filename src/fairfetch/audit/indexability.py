@@ -10,16 +10,24 @@ def is_html(content_type: str | None) -> bool:
     return ct in ("text/html", "application/xhtml+xml")
 
 
+#: Directives that take a value ("max-image-preview:none"): their value is no directive.
+_VALUED = frozenset({"max-snippet", "max-image-preview", "max-video-preview", "unavailable_after"})
+
+
 def has_noindex(directives: str | None) -> bool:
     """True when robots directives (meta or X-Robots-Tag) forbid indexing.
 
     X-Robots-Tag may name a user agent ("googlebot: noindex"); any agent's noindex counts here.
+    ``none`` forbids indexing as a directive, not as the value of one: Google's
+    ``max-image-preview:none`` only withholds large image previews.
     """
     if not directives:
         return False
     for part in directives.lower().replace(";", ",").split(","):
-        token = part.strip().rsplit(":", 1)[-1].strip()
-        if token in ("noindex", "none"):
+        words = [w.strip() for w in part.split(":")]
+        if len(words) > 1 and words[0] not in _VALUED:
+            words = words[1:]  # a user-agent prefix: "googlebot: noindex"
+        if words[0] in ("noindex", "none"):
             return True
     return False
 
