@@ -234,11 +234,7 @@ def confirm(store: SqlStore, token: str, now: datetime) -> dict[str, Any]:
     not undo an unsubscribe (subscribing again mints a new token and mail).
     """
     with store.engine.begin() as conn:
-        sub = _sub_by(conn, notify_subscriptions.c.confirm_token == token)
-        if sub is None:
-            raise NotFoundError("confirmation token")
-        if sub["status"] == "unsubscribed":
-            raise NotFoundError(SPENT_CONFIRMATION)
+        sub = _confirmable(conn, token)
         if sub["status"] != "active":
             conn.execute(
                 notify_subscriptions.update()
@@ -255,12 +251,18 @@ def confirmation_status(store: SqlStore, token: str) -> str:
     button, or "already confirmed"), without confirming it: link scanners follow GETs.
     NotFoundError when no subscription has that link, or when it ended (a spent link)."""
     with store.engine.connect() as conn:
-        sub = _sub_by(conn, notify_subscriptions.c.confirm_token == token)
+        return str(_confirmable(conn, token)["status"])
+
+
+def _confirmable(conn: sa.Connection, token: str) -> dict[str, Any]:
+    """The subscription a confirmation link is for; NotFoundError when there is none (a link
+    replaced by a newer one) or when it ended since (a spent link)."""
+    sub = _sub_by(conn, notify_subscriptions.c.confirm_token == token)
     if sub is None:
-        raise NotFoundError("confirmation link (it may have been replaced by a newer one)")
+        raise NotFoundError("confirmation token (its link may have been replaced by a newer one)")
     if sub["status"] == "unsubscribed":
         raise NotFoundError(SPENT_CONFIRMATION)
-    return str(sub["status"])
+    return sub
 
 
 @refused("reading a subscription")
