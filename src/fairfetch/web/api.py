@@ -93,7 +93,8 @@ def _admin(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> None:
     ctx = ctx_of(request)
-    auth.require_admin(ctx.settings, credentials.credentials if credentials else None)
+    presented = auth.header_text(credentials.credentials) if credentials else None
+    auth.require_admin(ctx.settings, presented)
 
 
 @router.get("/feeds", response_model=FeedList, responses=_READ_ERRORS, summary="List or search")

@@ -7,6 +7,7 @@ directory started without configuration can never be written to by a stranger.
 from __future__ import annotations
 
 import secrets
+from urllib.parse import quote, unquote
 
 from fastapi import HTTPException, Request
 
@@ -25,6 +26,26 @@ def token_ok(settings: Settings, presented: str | None) -> bool:
     if not expected or not presented:
         return False
     return secrets.compare_digest(presented.encode("utf-8", "replace"), expected.encode())
+
+
+def cookie_value(token: str) -> str:
+    """The token as the admin cookie carries it: percent-encoded UTF-8, because a header can
+    only hold Latin-1 and a token may be any text ("секрет", an emoji)."""
+    return quote(token, safe="")
+
+
+def token_of_cookie(value: str | None) -> str | None:
+    """The token an admin cookie set by :func:`cookie_value` carries."""
+    return unquote(value, errors="replace") if value else None
+
+
+def header_text(value: str) -> str:
+    """A header value as the client meant it: HTTP carries bytes, Starlette reads them as
+    Latin-1, and clients (curl, httpx) send a non-ASCII token as UTF-8."""
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        return value
 
 
 def bearer_of(request: Request) -> str | None:

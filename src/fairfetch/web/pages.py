@@ -53,7 +53,7 @@ def _now() -> datetime:
 
 def _is_admin(request: Request) -> bool:
     ctx = ctx_of(request)
-    return auth.token_ok(ctx.settings, request.cookies.get(auth.COOKIE))
+    return auth.token_ok(ctx.settings, auth.token_of_cookie(request.cookies.get(auth.COOKIE)))
 
 
 def _render(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
@@ -260,7 +260,7 @@ def feed_page(request: Request, feed_id: FeedId) -> Response:
 def _admin_from_form(request: Request, token: str | None) -> str | None:
     """The token to check: the form's field, else the cookie a previous form set."""
     ctx = ctx_of(request)
-    presented = token or request.cookies.get(auth.COOKIE)
+    presented = token or auth.token_of_cookie(request.cookies.get(auth.COOKIE))
     auth.require_admin(ctx.settings, presented)
     return token if token else None
 
@@ -268,7 +268,12 @@ def _admin_from_form(request: Request, token: str | None) -> str | None:
 def _with_cookie(response: Response, token: str | None) -> Response:
     if token:
         response.set_cookie(
-            auth.COOKIE, token, httponly=True, samesite="strict", path="/", max_age=30 * 86400
+            auth.COOKIE,
+            auth.cookie_value(token),
+            httponly=True,
+            samesite="strict",
+            path="/",
+            max_age=30 * 86400,
         )
     return response
 
