@@ -218,12 +218,25 @@ class FeedBuilder:
             return e.guid
         if e.link:
             return e.link
-        enclosure = e.enclosures[0].url if e.enclosures else ""
-        basis = "\x1f".join((e.title or "", enclosure, e.published or e.dc_date or "",
-                             "" if (e.title or enclosure) else (e.content or e.summary or "")))
-        if e.guid:
-            basis = e.guid + "\x1f" + basis
-        return "hash:" + hashlib.sha256(basis.encode("utf-8", "replace")).hexdigest()[:32]
+        return _hash_id(e, _content_basis(e))
+
+    def _split_collisions(self, eids: list[str]) -> list[str]:
+        """Ids several entries came out with. Entries behind one id that ship different
+        enclosures are different entries (episodes that all link to the show's page, or share
+        its URL as guid): the id identifies none of them, and each is named by its content
+        hash (with the id it shared, so unlike anything else). Otherwise they are one entry
+        repeated or republished (a retitled post at its old link), left equal for the caller
+        to drop. Called only when some id repeats."""
+        groups: dict[str, set[str]] = {}
+        for e, eid in zip(self.entries, eids, strict=True):
+            groups.setdefault(eid, set()).add(e.enclosures[0].url if e.enclosures else "")
+        split = {eid for eid, enclosures in groups.items() if len(enclosures) > 1}
+        if not split:
+            return eids
+        self.problems.append(f"{len(split)} id(s) shared by entries with different "
+                             "enclosures: those entries are identified by their content")
+        return [_hash_id(e, eid + "\x1f" + _content_basis(e)) if eid in split else eid
+                for e, eid in zip(self.entries, eids, strict=True)]
 
     def _keep_web_urls(self) -> None:
         """Hubs, self, next and new-feed URLs are where the crawler and the WebSub subscriber
@@ -260,8 +273,10 @@ class FeedBuilder:
         audio = video = image = media_video = 0
         enclosure_hosts: set[str] = set()
         title = self.title
-        for e in self.entries:
-            eid = self._entry_id(e, shared)
+        eids = [self._entry_id(e, shared) for e in self.entries]
+        if len(set(eids)) != len(eids):
+            eids = self._split_collisions(eids)
+        for e, eid in zip(self.entries, eids, strict=True):
             if eid in seen:
                 self.problems.append(f"duplicate entry dropped: {eid[:80]}")
                 continue
@@ -331,6 +346,21 @@ class FeedBuilder:
             encoding=self.encoding, podcast_guid=self.podcast_guid, locked=self.locked,
             medium=self.medium, funding_urls=self.funding_urls,
         )
+
+
+def _content_basis(e: EntryBuilder) -> str:
+    """What an entry without a usable guid or link is identified by: its title, first
+    enclosure and date (its text only when it has neither title nor enclosure), so editing a
+    body does not make a new entry."""
+    enclosure = e.enclosures[0].url if e.enclosures else ""
+    return "\x1f".join((e.title or "", enclosure, e.published or e.dc_date or "",
+                        "" if (e.title or enclosure) else (e.content or e.summary or "")))
+
+
+def _hash_id(e: EntryBuilder, basis: str) -> str:
+    if e.guid:
+        basis = e.guid + "\x1f" + basis
+    return "hash:" + hashlib.sha256(basis.encode("utf-8", "replace")).hexdigest()[:32]
 
 
 _PERIODS = {"hourly": 3600.0, "daily": 86400.0, "weekly": 604800.0, "monthly": 2629800.0,
