@@ -177,7 +177,21 @@ def _pages(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[t
         "WHERE state='done' ORDER BY id"
     ):
         h1 = ", ".join(json.loads(r[10])) if r[10] else None
-        yield (*r[:10], h1, *r[11:20], site.inlinks.get(r[0], 0))
+        # Until a crawl finishes, in_sitemap is not set in the file (finalize does it).
+        in_sitemap = r[19] if site.finished else int(r[0] in site.sitemap_urls)
+        yield (*r[:10], h1, *r[11:19], in_sitemap, site.inlinks.get(r[0], 0))
+
+
+def _redirects(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[tuple]:
+    for from_url, status, to_url, *far in conn.execute(
+        "SELECT from_url, status, to_url, to_status, final_url, final_status, loop, chain "
+        "FROM redirects ORDER BY rowid"
+    ):
+        if not site.finished and from_url in site.chains:
+            # The far ends of an unfinished crawl, derived as finalize would (see the view).
+            to_status, final_url, final_status, chain, loop = site.chains[from_url]
+            far = [to_status, final_url, final_status, loop, chain]
+        yield (from_url, status, to_url, *far)
 
 
 def _orphans(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[tuple]:
@@ -231,8 +245,7 @@ SHEETS: tuple[Sheet, ...] = (
     Sheet("Broken Links", ("From", "To", "Kind", "Status", "Error", "Anchor", "Where"), _broken),
     Sheet("Redirects", ("From", "Status", "To", "to_status", "Final URL", "Final status",
                         "Loop", "Chain"),
-          _query("SELECT from_url, status, to_url, to_status, final_url, final_status, loop, "
-                 "chain FROM redirects ORDER BY rowid")),
+          _redirects),
     Sheet("Non-indexable", ("URL", "Status", "Reason"),
           _query("SELECT url, status, indexability FROM pages WHERE state='done' AND "
                  "indexable = 0 ORDER BY id")),

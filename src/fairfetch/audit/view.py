@@ -19,6 +19,7 @@ __all__ = [
     "ResourceRow",
     "SiteView",
     "load_view",
+    "unfinished_chains",
 ]
 
 
@@ -161,6 +162,12 @@ class SiteView:
     robots_status: int | None = 200
     #: page url -> resource urls (only what hreflang / canonical checks need is in pages)
     skipped_links: dict[str, int] = field(default_factory=dict)
+    #: from_url -> (to_status, final_url, final_status, chain JSON, loop): a crawl file that did
+    #: not finish has no far ends in its redirects table yet (finalize derives them); the view
+    #: derives them as finalize would, without writing, for the rules and the Redirects sheet.
+    chains: dict[str, tuple[int | None, str, int | None, str, int]] = field(
+        default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         self.by_url = {p.url: p for p in self.pages}
@@ -237,6 +244,12 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
     i_h1, i_hreflang, i_levels = ix["h1"], ix["hreflang"], ix["heading_levels"]
     i_flags = [ix[c] for c in ("hsts", "csp", "x_content_type_options", "indexable", "in_sitemap")]
     i_mixed, i_verdict = ix["mixed_content"], ix["indexability"]
+    finished = "finished_at" in meta
+    # finalize sets in_sitemap; until a crawl finishes, membership is read from sitemap_urls.
+    listed = (
+        set() if finished else {r[0] for r in conn.execute("SELECT url FROM sitemap_urls")}
+    )
+    i_url, i_in_sitemap = ix["url"], ix["in_sitemap"]
     i_repeated = [ix[c] for c in _REPEATED]
     pages = []
     shared: dict[str, str] = {}
@@ -250,6 +263,8 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
         for i in i_flags:
             d[i] = bool(d[i])
         d[i_mixed] = d[i_mixed] or 0
+        if not finished:
+            d[i_in_sitemap] = d[i_url] in listed
         d[i_verdict] = d[i_verdict] or ""
         # SQLite hands back a new string per row: one copy of each repeated value instead
         # (a 10,000-page site has a handful of content types, languages, verdicts...).
@@ -298,6 +313,7 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
         "WHERE l.internal = 1 AND l.rel != '' AND (' ' || l.rel || ' ') LIKE '% nofollow %' "
         "ORDER BY f.id, l.seq"
     ).fetchall()
+    chains = {} if finished else unfinished_chains(conn)
     redirects = []
     for r in conn.execute(
         "SELECT r.from_url, r.status, r.to_url, r.to_internal, r.to_status, r.final_url, "
@@ -306,6 +322,13 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
         "FROM redirects r LEFT JOIN externals e "
         "ON e.url = r.to_url AND e.not_checked IS NULL ORDER BY r.rowid"
     ):
+        if not finished:
+            to_status, final_url, final_status, chain_json, loop = chains[r[0]]
+            throttled = conn.execute(
+                f"SELECT NOT {_JUDGED} FROM pages WHERE url = ?", (final_url,)
+            ).fetchone()
+            r = (*r[:4], to_status, final_url, final_status, chain_json, loop, r[9],
+                 throttled[0] if throttled else None)  # fmt: skip
         chain = _loads_list(r[7])
         hops = max(1, len([c for c in chain if c.get("status") and 300 <= c["status"] < 400]))
         to_status, final_status = r[4], r[6]
@@ -377,7 +400,7 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
     return SiteView(
         start_url=meta.get("start_url", ""),
         cut_short=meta.get("cut_short", ""),
-        finished="finished_at" in meta,
+        finished=finished,
         pages=pages,
         inlinks=inlinks,
         broken_internal=[tuple(r) for r in broken],
@@ -400,4 +423,32 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
             if meta.get("sitemaps") == "skipped" and not sitemaps_ok
             else {}
         ),
+        chains=chains,
     )
+
+
+def unfinished_chains(
+    conn: sqlite3.Connection,
+) -> dict[str, tuple[int | None, str, int | None, str, int]]:
+    """from_url -> (to_status, final_url, final_status, chain JSON, loop) of every redirect, as
+    ``CrawlFile.finalize`` would derive them, read-only: for a crawl file that did not finish.
+
+    Only the pages the chains pass through are read (one indexed lookup a hop).
+    """
+    from fairfetch.audit.crawlfile import CrawlFile, _resolve_chain
+
+    rows = conn.execute("SELECT from_url, status, to_url FROM redirects").fetchall()
+    # finalize's own walk (its reads only, on this connection), so both derive chains alike.
+    reader = CrawlFile.__new__(CrawlFile)
+    reader.conn = conn
+    page_status, page_next = reader._chain_pages([r[2] for r in rows])
+    ext = {
+        r[0]: (r[1], r[2], r[3])
+        for r in conn.execute(
+            "SELECT url, status, final_url, hops FROM externals WHERE not_checked IS NULL"
+        )
+    }
+    return {
+        from_url: _resolve_chain(from_url, status, to_url, page_status, page_next, ext)
+        for from_url, status, to_url in rows
+    }

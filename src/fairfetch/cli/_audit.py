@@ -186,6 +186,12 @@ def report(
             plain(r["title"]), plain(example),
         )  # fmt: skip
     console.print(table)
+    if not data["finished"]:
+        console.print(
+            "[yellow]Crawl did not finish:[/yellow] the findings cover the pages crawled so far; "
+            "continue it with `fairfetch audit crawl URL --out FILE --resume`.",
+            highlight=False,
+        )
     if data["cut_short"]:
         console.print(f"[yellow]Crawl cut short by {escape(str(data['cut_short']))}:[/yellow]")
     for rule_id, why in data["silenced"].items():
