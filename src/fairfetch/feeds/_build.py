@@ -14,7 +14,7 @@ from urllib.parse import urljoin, urlsplit
 
 from fairfetch.feeds import people
 from fairfetch.feeds.classify import Signals, classify
-from fairfetch.feeds.dates import parse_date
+from fairfetch.feeds.dates import parse_date_noted
 from fairfetch.feeds.model import Contact, Enclosure, Entry, Feed, Person
 
 __all__ = ["EntryBuilder", "FeedBuilder", "resolve"]
@@ -185,9 +185,11 @@ class FeedBuilder:
     def _date(self, value: str | None, what: str) -> datetime | None:
         if value is None:
             return None
-        dt = parse_date(value)
+        dt, note = parse_date_noted(value)
         if dt is None:
             self.problems.append(f"unparseable date in {what}: {value.strip()[:60]!r}")
+        elif note is not None:
+            self.problems.append(f"{note} in {what}: {value.strip()[:60]!r}")
         return dt
 
     def _ttl_hint(self) -> float | None:

@@ -13,7 +13,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
-__all__ = ["parse_date"]
+__all__ = ["parse_date", "parse_date_noted"]
 
 # Month names by their first letters (lowercase). English first; then the other languages whose
 # feeds localise pubDate (German, French, Spanish, Italian, Dutch, Portuguese) where they differ.
@@ -38,6 +38,8 @@ _ZONES: dict[str, int] = {  # minutes east of UTC
     "est": -300, "edt": -240, "cst": -360, "cdt": -300, "mst": -420, "mdt": -360,
     "pst": -480, "pdt": -420, "akst": -540, "akdt": -480, "hst": -600, "ast": -240,
     "adt": -180, "nst": -210, "ndt": -150,
+    # US zones without the daylight letter, as feedparser reads them (standard time)
+    "et": -300, "ct": -360, "mt": -420, "pt": -480, "at": -240,
 }
 
 _OFFSET = re.compile(r"^(?:gmt|utc|ut)?\s*([+-])(\d{1,2})(?::?(\d{2}))?$")
@@ -45,7 +47,7 @@ _OFFSET = re.compile(r"^(?:gmt|utc|ut)?\s*([+-])(\d{1,2})(?::?(\d{2}))?$")
 _ISO = re.compile(
     r"^(?P<y>\d{4})(?:-?(?P<mo>\d{2})(?:-?(?P<d>\d{2}))?)?"
     r"(?:(?:[Tt]|\s+)(?P<h>\d{1,2})(?::?(?P<mi>\d{2}))?(?::?(?P<s>\d{2})(?:[.,](?P<f>\d+))?)?)?"
-    r"\s*(?P<tz>[Zz]|(?:UTC|GMT|utc|gmt)?\s*[+-]\d{1,2}(?::?\d{2})?|UTC|GMT|utc|gmt)?"
+    r"\s*(?P<tz>[Zz]|(?:UTC|GMT|utc|gmt)?\s*[+-]\d{1,2}(?::?\d{2})?|[A-Za-z]{2,5})?"
     r"(?:\s*[Zz])?$"
 )
 
@@ -166,18 +168,24 @@ def _iso(text: str) -> datetime | None:
 
 
 def _named(m: re.Match[str]) -> datetime | None:
+    return _named_noted(m)[0]
+
+
+def _named_noted(m: re.Match[str]) -> tuple[datetime | None, str | None]:
+    """The date and, when its zone could not be read (and UTC was assumed), that zone."""
     g = m.group
     month = _month(g("mon"))
     if month is None:
-        return None
+        return None, None
+    unknown = None
     offset = _zone(g("tz") or "")
     if offset is None:
-        offset = 0
+        offset, unknown = 0, g("tz")
     return _build(
         _year(g("y")), month, int(g("d")), _hour(g("h"), g("ampm") if "ampm" in m.re.groupindex
                                                    else None),
         int(g("mi") or 0), int(g("s") or 0), 0, offset,
-    )
+    ), unknown
 
 
 _FAST_MONTHS = {"Jan": 1, "Feb": 2, "Mar": 3, "Apr": 4, "May": 5, "Jun": 6, "Jul": 7, "Aug": 8,
@@ -216,18 +224,24 @@ def _rfc822_fast(text: str) -> datetime | None:
     return dt - timedelta(minutes=offset) if offset else dt
 
 
-@lru_cache(maxsize=16384)  # a feed re-serves most of its entries, dates and all, every fetch
 def parse_date(value: str | None) -> datetime | None:
     """Parse a feed date into an aware UTC datetime; None when it cannot be read.
 
-    Never raises: a date is metadata, and one bad value must not cost the entry. Cached:
-    datetimes are immutable, so a shared result is safe.
+    Never raises: a date is metadata, and one bad value must not cost the entry."""
+    return parse_date_noted(value)[0]
+
+
+@lru_cache(maxsize=16384)  # a feed re-serves most of its entries, dates and all, every fetch
+def parse_date_noted(value: str | None) -> tuple[datetime | None, str | None]:
+    """``parse_date`` and what the reader must be told: a zone that could not be read, for
+    which UTC was assumed (the date is kept rather than lost, but it may be hours off, and
+    that must not pass silently). Cached: datetimes are immutable, so a shared result is safe.
     """
     if not value:
-        return None
+        return None, None
     text = value.strip()
     if not text or len(text) > 100:
-        return None
+        return None, None
     try:
         if text[0].isdigit():
             if len(text) >= 20 and text[10] == "T":
@@ -238,28 +252,33 @@ def parse_date(value: str | None) -> datetime | None:
                     pass
                 else:
                     if fast.tzinfo is not None:
-                        return fast.astimezone(UTC)
+                        return fast.astimezone(UTC), None
             dt = _iso(text)
             if dt is not None:
-                return dt
+                return dt, None
             m = _YMD_SLASH.match(text)
             if m:
-                offset = _zone(m.group("tz") or "") or 0
+                tz = m.group("tz") or ""
+                offset = _zone(tz)
                 return _build(
                     int(m.group("y")), int(m.group("mo")), int(m.group("d")),
                     int(m.group("h") or 0), int(m.group("mi") or 0), int(m.group("s") or 0),
-                    0, offset,
-                )
+                    0, offset or 0,
+                ), _unknown_zone(tz) if offset is None else None
         elif (rfc := _rfc822_fast(text)) is not None:
-            return rfc
+            return rfc, None
         for pattern in (_RFC822, _MONTH_FIRST, _ASCTIME):
             m = pattern.match(text)
             if m:
-                dt = _named(m)
+                dt, zone = _named_noted(m)
                 if dt is not None:
-                    return dt
+                    return dt, None if zone is None else _unknown_zone(zone)
         if text.isdigit() and len(text) in (9, 10):  # a Unix timestamp where a date belongs
-            return datetime.fromtimestamp(int(text), tz=UTC)
+            return datetime.fromtimestamp(int(text), tz=UTC), None
     except (ValueError, OverflowError, OSError):
-        return None
-    return None
+        return None, None
+    return None, None
+
+
+def _unknown_zone(zone: str) -> str:
+    return f"unknown time zone {zone.strip()[:30]!r}, read as UTC"
