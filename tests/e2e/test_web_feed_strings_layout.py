@@ -110,3 +110,66 @@ async def test_web_long_unbroken_feed_strings_do_not_widen_any_page(
     finally:
         await stop()
         store.close()
+
+
+#: Where each fragment of a text node starts on screen, left to right.
+_LEFTS = """([selector, parts]) => {
+  const el = document.querySelector(selector);
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  const out = {};
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    for (const part of parts) {
+      const i = n.data.indexOf(part);
+      if (i < 0 || part in out) continue;
+      const r = document.createRange();
+      r.setStart(n, i);
+      r.setEnd(n, i + part.length);
+      out[part] = r.getBoundingClientRect().left;
+    }
+  }
+  return out;
+}"""
+
+
+async def test_web_right_to_left_feed_text_keeps_our_dates_and_lists_in_order(
+    browser: Any, tmp_path: Path
+) -> None:
+    store = open_tmp_store(tmp_path)
+    first, second = "محمد", "علي"
+    entry_title = "مقالة جديدة"
+    fid = _crawled(
+        store,
+        "http://rtl.test/feed",
+        title="مدونة عربية",
+        categories=["تقنية", "علوم"],
+        entries=[
+            Entry(
+                id="r1",
+                title=entry_title,
+                link="http://rtl.test/1",
+                published=datetime(2026, 11, 30, 9, 15, 0, tzinfo=UTC),
+                authors=[Person(first, None, None), Person(second, None, None)],
+            )
+        ],
+    )
+    settings = Settings(db=store.url, admin_token=TOKEN)
+    url, stop = await start_site(settings, store, None)
+    try:
+        page = await browser.new_page(viewport={"width": WIDTH, "height": 800})
+        await page.goto(url + "/")
+        stamp = await page.locator("ul.entries li small").first.inner_text()
+        day, clock, zone = stamp.split()
+        at = await page.evaluate(_LEFTS, ["ul.entries li", [entry_title, day, clock, zone]])
+        await page.screenshot(path=shot_path("09-rtl-home"), full_page=False)
+        # an LTR page: the title, then the date as we wrote it (day, time, UTC)
+        assert at[entry_title] < at[day] < at[clock] < at[zone], at
+
+        await page.goto(f"{url}/feeds/{fid}")
+        at = await page.evaluate(_LEFTS, ["article.entry p.meta", ["2026-11-30", first, second]])
+        assert at["2026-11-30"] < at[first] < at[second], at  # authors in the feed's order
+        at = await page.evaluate(_LEFTS, ["section.kind", ["تقنية", "علوم"]])
+        assert at["تقنية"] < at["علوم"], at  # categories in the feed's order
+        await page.screenshot(path=shot_path("10-rtl-feed"), full_page=True)
+    finally:
+        await stop()
+        store.close()
