@@ -296,10 +296,12 @@ class FeedBuilder:
                 if published is None:
                     published = dc
             if e.enclosures:
-                kinds = {(enc.type or "").split("/", 1)[0].lower() for enc in e.enclosures}
+                kinds = set()
                 for enc in e.enclosures:
-                    if not enc.type:
-                        kinds.add(_type_from_ext(enc.url))
+                    # the type when it names a medium; else (none, application/octet-stream,
+                    # a bare "mp3", application/ogg) the file's extension
+                    major = (enc.type or "").split("/", 1)[0].strip().lower()
+                    kinds.add(major if major in _MEDIA_TYPES else _type_from_ext(enc.url))
                     m = _PLAIN_HOST.match(enc.url)
                     if m is not None:
                         host = m.group(1)
@@ -402,6 +404,9 @@ _EXT_KIND = {"mp3": "audio", "m4a": "audio", "aac": "audio", "ogg": "audio", "og
              "opus": "audio", "wav": "audio", "flac": "audio", "mp4": "video", "m4v": "video",
              "mov": "video", "webm": "video", "mkv": "video", "jpg": "image", "jpeg": "image",
              "png": "image", "gif": "image", "webp": "image"}
+
+
+_MEDIA_TYPES = frozenset({"audio", "video", "image"})
 
 
 def _type_from_ext(url: str) -> str:
