@@ -188,14 +188,39 @@ def is_person_name(
     return any(c.isalpha() for c in n)
 
 
+def _mailbox(text: str) -> str | None:
+    """The address of ``jane@x.org``, ``mailto:Jane@X.org``, ``MAILTO: jane@x.org?subject=…``,
+    lower-cased: one mailbox, one contact, however the feed spelled it."""
+    address = text.strip()
+    if address[:7].lower() == "mailto:":
+        address = address[7:].strip()
+    address = address.split("?", 1)[0]
+    return address.lower() if _EMAIL.fullmatch(address) else None
+
+
+# A profile URI in these schemes (or none: a relative one, a fediverse handle) can be followed;
+# javascript:, data:, file: and the like reach nobody.
+_PROFILE_SCHEMES = frozenset({"", "http", "https", "acct"})
+
+
 def _contacts_of(person: Person, source: str) -> list[Contact]:
     out: list[Contact] = []
     if person.email:
-        email = person.email.strip().removeprefix("mailto:")
-        if _EMAIL.fullmatch(email):
-            out.append(Contact(url="mailto:" + email.lower(), network="email", source=source))
-    if person.url:
-        out.append(Contact(url=person.url, network=network_of(person.url), source=source))
+        mailbox = _mailbox(person.email)
+        if mailbox:
+            out.append(Contact(url="mailto:" + mailbox, network="email", source=source))
+    url = (person.url or "").strip()
+    if url[:7].lower() == "mailto:":
+        mailbox = _mailbox(url)
+        if mailbox:
+            out.append(Contact(url="mailto:" + mailbox, network="email", source=source))
+    elif url:
+        try:
+            scheme = urlsplit(url).scheme.lower()
+        except ValueError:
+            scheme = "?"
+        if scheme in _PROFILE_SCHEMES:
+            out.append(Contact(url=url, network=network_of(url), source=source))
     return out
 
 
