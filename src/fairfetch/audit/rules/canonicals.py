@@ -37,6 +37,9 @@ def canonical_non200(site: SiteView, t: Thresholds) -> Out:
         target = site.by_url.get(p.canonical or "")
         if target is not None and target.status is not None and target.status >= 400:
             yield p.url, f"{p.canonical} ({target.status})"
+        elif target is not None and target.status is None:
+            # No answer (the fetch failed, robots.txt disallows it): no page to index either.
+            yield p.url, f"{p.canonical} ({target.error or 'no response'})"
         far = site.external_by_url.get(p.canonical or "") if target is None else None
         why = far.far_end() if far is not None else None
         if why is not None and not why.startswith("redirects to"):

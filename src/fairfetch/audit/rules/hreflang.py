@@ -18,7 +18,8 @@ def hreflang_non200(site: SiteView, t: Thresholds) -> Out:
         for lang, href in p.hreflang:
             target = site.by_url.get(href)
             if target is not None and target.status != 200:
-                yield p.url, f"{lang}: {href} ({target.status})"
+                why = target.status if target.status is not None else target.error
+                yield p.url, f"{lang}: {href} ({why or 'no response'})"
             far = site.external_by_url.get(href) if target is None else None
             why = far.far_end() if far is not None else None
             if why is not None:
