@@ -16,6 +16,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 
 from fairfetch.store import directory_repo as repo
+from fairfetch.store.notify_subscriptions import feed_duplicate_of
 from fairfetch.views import websub as shared_websub
 from fairfetch.web import actions, auth
 from fairfetch.web.app import ctx_of
@@ -137,7 +138,8 @@ def show_feed(request: Request, feed_id: FeedId) -> dict[str, Any]:
     ctx = ctx_of(request)
     feed = ctx.store.get_feed(feed_id)
     details = ctx.store.feed_details(feed.id, crawl_limit=20)
-    return feed_document(feed, details, shared_websub(ctx.store, feed))
+    duplicate_of = feed_duplicate_of(ctx.store, feed.id)
+    return feed_document(feed, details, shared_websub(ctx.store, feed), duplicate_of)
 
 
 @router.get(
@@ -207,9 +209,10 @@ async def add(request: Request, body: AddFeed) -> Any:
     feed = outcome.feed
     details = await asyncio.to_thread(ctx.store.feed_details, feed.id)
     state = await asyncio.to_thread(shared_websub, ctx.store, feed)
+    duplicate_of = await asyncio.to_thread(feed_duplicate_of, ctx.store, feed.id)
     content = {
         "created": outcome.created,
-        "feed": feed_document(feed, details, state),
+        "feed": feed_document(feed, details, state, duplicate_of),
         "discovered": outcome.discovered,
         "problem": outcome.problem,
     }
@@ -230,8 +233,12 @@ async def refresh(request: Request, feed_id: FeedId) -> Any:
     feed = await asyncio.to_thread(ctx.store.get_feed, feed.id)
     details = await asyncio.to_thread(ctx.store.feed_details, feed.id)
     state = await asyncio.to_thread(shared_websub, ctx.store, feed)
+    duplicate_of = await asyncio.to_thread(feed_duplicate_of, ctx.store, feed.id)
     as_dict = summary.as_dict() if hasattr(summary, "as_dict") else {}
-    return {"feed": feed_document(feed, details, state), "summary": jsonable(as_dict)}
+    return {
+        "feed": feed_document(feed, details, state, duplicate_of),
+        "summary": jsonable(as_dict),
+    }
 
 
 @router.delete(

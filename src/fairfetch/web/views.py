@@ -69,11 +69,19 @@ def websub_of(store: SqlStore, feed_id: int) -> dict[str, Any] | None:
 
 
 def feed_document(
-    feed: FeedRecord, details: dict[str, Any], websub: dict[str, Any] | None = None
+    feed: FeedRecord,
+    details: dict[str, Any],
+    websub: dict[str, Any] | None = None,
+    duplicate_of: int | None = None,
 ) -> dict[str, Any]:
-    """What ``feeds show --json`` shows (built by :mod:`fairfetch.views`), JSON-ready."""
+    """What ``feeds show --json`` shows (built by :mod:`fairfetch.views`), JSON-ready.
+
+    ``duplicate_of`` (the feed this one was folded into) is added here as the CLI adds it:
+    the API promises every field of ``feeds show --json``."""
     state = websub if websub is not None else {}
-    return jsonable(shared_feed_document(feed, details, state))
+    out = shared_feed_document(feed, details, state)
+    out["duplicate_of"] = duplicate_of
+    return jsonable(out)
 
 
 def entry_document(row: dict[str, Any]) -> dict[str, Any]:
