@@ -113,18 +113,29 @@ class MinuteCache:
         _fill(fresh, store, settled_until, floor_minute(now) + timedelta(minutes=1))
 
         def window(since: datetime) -> dict[str, Any]:
+            """Crawls at ``since`` or later: whole minutes from the cache, and the rows of the
+            minute ``since`` falls inside read to the second, so the window is exactly as
+            long as it says (the CLI's ``stats`` counts the same rows)."""
+            first = floor_minute(since)
+            if first < since:
+                first += timedelta(minutes=1)
             with self._lock:
                 # keyed by the settled boundary too: a view never mixes another view's minutes
-                base = self._totals.get((since, settled_until))
+                base = self._totals.get((first, settled_until))
                 if base is None:
                     base = _Totals()
                     for m, slot in settled.items():
-                        if m >= since:
+                        if m >= first:
                             base.add(slot)
-                    self._totals[(since, settled_until)] = base
+                    self._totals[(first, settled_until)] = base
             recent = _Totals()
             for m, slot in fresh.items():
-                if m >= since:
+                if m >= first:
+                    recent.add(slot)
+            if since < first:
+                partial: dict[datetime, _Minute] = {}
+                _fill(partial, store, since, first)
+                for slot in partial.values():
                     recent.add(slot)
             return _window(base, recent)
 
@@ -194,8 +205,8 @@ def crawlstats(
     minutes, window = cache.view(store, now)
     out: dict[str, Any] = {
         "generated_at": now,
-        "last_hour": window(floor_minute(now - HOUR) + timedelta(minutes=1)),
-        "last_day": window(floor_minute(now - DAY)),
+        "last_hour": window(now - HOUR),
+        "last_day": window(now - DAY),
         "queue": repo.queue_stats(store, now, dead_probe_interval=settings.dead_probe_interval),
         "feeds": {"by_status": repo.status_counts(store)},
         "troubled_feeds": repo.troubled_feeds(store, limit=20),
