@@ -160,3 +160,25 @@ def test_web_search_ranks_narrow_queries_and_lists_broad_ones_newest_first(
     assert [r["id"] for r in repo.search_feeds(store, "radio", kind="blog").rows] == [c, b, a]
     page = repo.search_feeds(store, "radio", limit=1, offset=1)
     assert ([r["id"] for r in page.rows], page.total) == ([b], 3)
+
+
+def test_web_search_words_may_come_from_the_title_and_the_authors_together(
+    any_store: SqlStore,
+) -> None:
+    """"Title, URL or author names contain every word": each word may be found in any of them,
+    as FTS5 reads the row on SQLite. PostgreSQL required all words in the title and URL, or
+    all in one author's name, so "alice morning" found nothing there."""
+    s = any_store
+    add_crawled(
+        s,
+        "http://show.test/feed",
+        title="Morning Podcast",
+        at=NOW,
+        authors=[(Person(name="Alice Smith"), "author"), (Person(name="Bob Jones"), "author")],
+    )
+    add_crawled(s, "http://other.test/feed", title="Evening Podcast", at=NOW)
+    assert _urls(repo.search_feeds(s, "alice morning")) == ["http://show.test/feed"]
+    assert _urls(repo.search_feeds(s, "alice bob")) == ["http://show.test/feed"]  # two authors
+    assert _urls(repo.search_feeds(s, "podcast smi")) == ["http://show.test/feed"]  # a prefix
+    assert repo.search_feeds(s, "alice evening").total == 0  # every word still must match
+    assert repo.search_feeds(s, "alice evening").rows == []
