@@ -35,7 +35,7 @@ WELL_KNOWN_PATHS: tuple[str, ...] = (
 
 _HTML_START = re.compile(
     rb"^(?:\s|<!--.*?-->|<\?xml[^>]*>)*<(?:!doctype\s+html|html|head|body|meta|title|script|div"
-    rb"|p|a|table|link|style|br|!--)[\s>/]",
+    rb"|p|a|table|link|style|br)[\s>/]",
     re.IGNORECASE | re.DOTALL,
 )
 _FEED_ROOT = re.compile(rb"<(?:[\w.\-]+:)?(?:rss|feed|RDF|channel)[\s>]")
