@@ -124,6 +124,10 @@ def _read_channel(channel: etree._Element, fb: FeedBuilder, base: str | None,
             fb.ttl = text_of(el)
         elif key == "author":
             fb.add_person("author", parse_person(text_of(el)))
+        elif key in ("atom:author", "atom:contributor"):
+            # some generators write the channel's byline only in Atom's vocabulary; it is the
+            # feed's author as it is in an Atom feed (feed_ext reads only atom:link)
+            fb.add_person(key, atom_person(el, base))
         elif ":" in key:
             feed_ext(key, el, fb, base)
 
