@@ -77,6 +77,14 @@ _PLATFORM_NAMES = frozenset({
 
 _PLATFORM_TEAMS = frozenset({p + s for p in _PLATFORM_NAMES for s in (" team", " staff")})
 
+# Words that end the name of a group or a company ("Support Team", "Substack Inc."). Such a
+# name is a role or a platform when what comes before them is one; "Tim Team" stays a person.
+_ORG_SUFFIXES = frozenset({
+    "team", "staff", "crew", "department", "dept", "inc", "incorporated", "llc", "ltd",
+    "limited", "gmbh", "corp", "corporation", "co", "company", "plc", "sa", "sas", "bv",
+})
+_PUNCT = re.compile(r"[^\w\s']|_")
+
 _NETWORKS: tuple[tuple[str, str], ...] = (
     ("twitter.com", "x"), ("x.com", "x"), ("bsky.app", "bluesky"), ("github.com", "github"),
     ("gitlab.com", "gitlab"), ("linkedin.com", "linkedin"), ("facebook.com", "facebook"),
@@ -157,15 +165,35 @@ def _norm(text: str) -> str:
     return " ".join(text.casefold().replace("\u2019", "'").split())
 
 
+def _words(normed: str) -> list[str]:
+    """The words of a ``_norm``ed name, punctuation aside: "Morning Brew!", "morning-brew" and
+    "« Morning Brew »" are the same words; an apostrophe joins ("Jane's" is "janes")."""
+    return _PUNCT.sub(" ", normed).replace("'", "").split()
+
+
+def _is_org_of_role(words: list[str]) -> bool:
+    """"Admin Team", "The Support Team", "Substack, Inc.": role or platform words (or none)
+    followed by the words that end a group's or a company's name."""
+    end = len(words)
+    while end and words[end - 1] in _ORG_SUFFIXES:
+        end -= 1
+    if end == len(words):
+        return False
+    start = 1 if words and words[0] == "the" else 0
+    core = " ".join(words[start:end])
+    return not core or core in _ROLE_NAMES or core in _PLATFORM_NAMES
+
+
 @lru_cache(maxsize=8192)  # bylines repeat on every entry of a feed
 def is_person_name(
     name: str | None, feed_title: str | None = None, email: str | None = None
 ) -> bool:
     """Whether ``name`` plausibly names a person (or a named group of people).
 
-    Rejects platform names, role names, bare mailboxes and mailbox-like handles (a name that is
-    the local part of its own ``email``), URLs and domain names, and the feed's own title: all
-    of them appear in author fields in the wild.
+    Rejects platform names, role names, a role's or a platform's team or company ("Admin Team",
+    "Substack Inc."), bare mailboxes and mailbox-like handles (a name that is the local part of
+    its own ``email``), URLs and domain names, and the feed's own title whatever its punctuation
+    or case: all of them appear in author fields in the wild.
     """
     if not name:
         return False
@@ -181,7 +209,11 @@ def is_person_name(
         return False
     if n in _PLATFORM_TEAMS:
         return False
-    if feed_title and n == _norm(feed_title).strip(" .:-"):
+    words = _words(n)
+    if _is_org_of_role(words):
+        return False
+    if feed_title and (n == _norm(feed_title).strip(" .:-")
+                       or words == (_words(_norm(feed_title)) or None)):
         return False
     if email and "@" in email and n == _norm(email.split("@", 1)[0]):
         return False
