@@ -91,6 +91,7 @@ class EntryBuilder:
         "link",
         "link_is_html",
         "media",
+        "media_audio",
         "media_video",
         "published",
         "summary",
@@ -118,6 +119,7 @@ class EntryBuilder:
         self.enclosures: list[Enclosure] = []
         self.media: list[Enclosure] = []
         self.media_video = False
+        self.media_audio = False
         self.image_url: str | None = None
         self.duration: float | None = None
         self.transcripts: list[Enclosure] = []
@@ -272,7 +274,7 @@ class FeedBuilder:
                                  "those entries are identified by link")
         entries: list[Entry] = []
         seen: set[str] = set()
-        audio = video = image = media_video = 0
+        audio = video = image = media_video = media_audio = 0
         enclosure_hosts: set[str] = set()
         title = self.title
         eids = [self._entry_id(e, shared) for e in self.entries]
@@ -317,6 +319,10 @@ class FeedBuilder:
                 image += "image" in kinds
             if e.media_video:
                 media_video += 1
+            elif e.media_audio and not (e.enclosures and "video" in kinds):
+                # audio beside the item's video (media: or enclosure) is an alternative
+                # rendition of the video, not a show (kinds: this entry's, set above)
+                media_audio += 1
             entries.append(_entry((
                 eid, e.title, link, published, updated, e.summary, e.content,
                 people.entry_people(e.authors, title), e.categories, e.enclosures, e.image_url,
@@ -332,7 +338,8 @@ class FeedBuilder:
             generator=self.generator, headers=self.headers, urls=urls,
             enclosure_hosts=tuple(sorted(enclosure_hosts)), entries=len(entries),
             audio_entries=audio, video_entries=video, image_entries=image,
-            media_video_entries=media_video, itunes_owner=self.itunes_owner,
+            media_video_entries=media_video, media_audio_entries=media_audio,
+            itunes_owner=self.itunes_owner,
             itunes_author=self.itunes_author, itunes_type=self.itunes_type,
             itunes_category=self.itunes_category, podcast_tags=tuple(self.podcast_tags),
             podcast_medium=self.medium, youtube_ns=self.youtube_ns,

@@ -189,8 +189,11 @@ def _media_item(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
     medium = (el.get("medium") or "").lower()
     if url:
         eb.media.append(Enclosure(url=url, type=mtype, length=to_int(el.get("fileSize"))))
-    if medium == "video" or (mtype or "").lower().startswith("video/"):
+    mtype_low = (mtype or "").strip().lower()
+    if medium == "video" or mtype_low.startswith("video/"):
         eb.media_video = True
+    elif medium == "audio" or mtype_low.startswith("audio/"):
+        eb.media_audio = True
     for c in el:
         if isinstance(c.tag, str) and key_of(c.tag) == "media:thumbnail" and eb.image_url is None:
             eb.image_url = resolve(base, c.get("url"))

@@ -5,7 +5,8 @@ alone do not make a podcast: newsletter platforms emit them on every publication
 enclosures and nothing else that looks like a show. What counts:
 
 1. ``podcast:medium``: an explicit, deliberate statement of what the feed is.
-2. Audio enclosures: a podcast, whoever hosts it.
+2. Audio enclosures, or ``media:`` audio content (as ``media:`` video content is video
+   evidence): a podcast, whoever hosts it.
 3. Video enclosures, ``media:`` video content, or a known video platform: video.
 4. A newsletter platform, by generator, headers, hosts or fingerprint: newsletter.
 5. A declared show (``itunes:type``, the ``podcast:`` namespace): a podcast, episodes or not
@@ -37,6 +38,7 @@ class Signals:
     video_entries: int = 0
     image_entries: int = 0
     media_video_entries: int = 0
+    media_audio_entries: int = 0  # entries whose audio is media:content (no video beside it)
     itunes_owner: bool = False
     itunes_author: bool = False
     itunes_type: str | None = None
@@ -176,8 +178,12 @@ def classify(s: Signals) -> tuple[str, list[str]]:
 
     platform = detect_platform(s)
 
-    if s.audio_entries:
-        evidence.append(f"{s.audio_entries} of {s.entries} entries ship audio enclosures")
+    if s.audio_entries or s.media_audio_entries:
+        if s.audio_entries:
+            evidence.append(f"{s.audio_entries} of {s.entries} entries ship audio enclosures")
+        if s.media_audio_entries:
+            evidence.append(
+                f"{s.media_audio_entries} of {s.entries} entries carry media: audio content")
         evidence.extend(declared)
         if platform:
             evidence.append(f"hosted on {platform[0]} ({platform[1]})")
