@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 import sqlalchemy as sa
 
+from fairfetch.errors import InputError
 from fairfetch.store.refusals import refused
 from fairfetch.store.sql import SqlStore, dead_probe_allowed
 from fairfetch.store.tables import authors, crawls, entries, feeds
@@ -54,12 +55,37 @@ _SUMMARY = (
 #: Words we search for: letters and digits only, so the query languages of FTS5 and tsquery can
 #: never see an operator that came from a user.
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+#: Each word is one more index probe (and, on PostgreSQL, one more author subquery).
 MAX_QUERY_WORDS = 8
 
 
+def _distinct_words(q: str) -> list[str]:
+    return list(dict.fromkeys(w.lower() for w in _WORD.findall(q)))
+
+
 def query_words(q: str) -> list[str]:
-    """The words of a search box input, lower-cased, at most MAX_QUERY_WORDS of them."""
-    return [w.lower() for w in _WORD.findall(q)][:MAX_QUERY_WORDS]
+    """The distinct words of a search box input, lower-cased, at most MAX_QUERY_WORDS of them.
+
+    A repeated word asks nothing more (every word must match), so it is counted once.
+    """
+    return _distinct_words(q)[:MAX_QUERY_WORDS]
+
+
+def query_problem(q: str) -> str | None:
+    """Why ``q`` cannot be searched as typed, or None.
+
+    Every word must match, so searching fewer words than were typed would answer a broader
+    question than the one asked: more words than MAX_QUERY_WORDS are refused, never cut off.
+    """
+    words = _distinct_words(q)
+    if not words:
+        return "has no words to search for (letters or digits)"
+    if len(words) > MAX_QUERY_WORDS:
+        return (
+            f"search takes at most {MAX_QUERY_WORDS} words, this query has {len(words)}: "
+            "remove some words"
+        )
+    return None
 
 
 def fts5_query(words: Sequence[str]) -> str:
@@ -147,10 +173,16 @@ def search_feeds(
     limit: int = 50,
     offset: int = 0,
 ) -> Page:
-    """Feeds whose title, URL or author names contain every word of ``q`` (prefixes), best first."""
-    words = query_words(q)
+    """Feeds whose title, URL or author names contain every word of ``q`` (prefixes), best first.
+
+    No words, no feeds; more than MAX_QUERY_WORDS distinct words is an InputError (see
+    query_problem), never a search of the first few.
+    """
+    words = _distinct_words(q)
     if not words:
         return Page([], 0)
+    if len(words) > MAX_QUERY_WORDS:
+        raise InputError(q, query_problem(q) or "too many words")
     where = _filters(kind, status)
     if store.dialect == "sqlite":
         return _search_sqlite(store, fts5_query(words), where, limit, offset)
@@ -481,6 +513,7 @@ __all__ = [
     "list_entries",
     "list_feeds",
     "max_crawl_id",
+    "query_problem",
     "query_words",
     "queue_stats",
     "search_feeds",

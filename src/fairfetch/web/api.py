@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
@@ -98,10 +99,24 @@ def _admin(
     auth.require_admin(ctx.settings, presented)
 
 
+def _bad_parameter(name: str, message: str, value: Any) -> RequestValidationError:
+    """A 422 shaped as FastAPI's own for a parameter its type could not check."""
+    return RequestValidationError(
+        [{"type": "value_error", "loc": ("query", name), "msg": message, "input": value}]
+    )
+
+
 @router.get("/feeds", response_model=FeedList, responses=_READ_ERRORS, summary="List or search")
 def list_feeds(
     request: Request,
-    q: Annotated[str | None, Query(max_length=200, description="Search words")] = None,
+    q: Annotated[
+        str | None,
+        Query(
+            max_length=200,
+            description=f"Search words, at most {repo.MAX_QUERY_WORDS} distinct ones "
+            "(more is a 422, never a search of the first few)",
+        ),
+    ] = None,
     kind: Kind | None = None,
     status: Status | None = None,
     sort: Sort = "title",
@@ -112,6 +127,8 @@ def list_feeds(
     ctx = ctx_of(request)
     offset = (page - 1) * per_page
     if q:
+        if repo.query_words(q) and (problem := repo.query_problem(q)):
+            raise _bad_parameter("q", problem, q)
         result = repo.search_feeds(
             ctx.store, q, kind=kind, status=status, limit=per_page, offset=offset
         )

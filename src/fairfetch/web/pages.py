@@ -201,20 +201,28 @@ def search(
     ctx = ctx_of(request)
     kind_v = _choice("kind", kind, KINDS)
     status_v = _choice("status", status, STATUSES)
-    result = repo.search_feeds(
-        ctx.store,
-        q or "",
-        kind=kind_v,
-        status=status_v,
-        limit=per_page,
-        offset=(page - 1) * per_page,
+    words = repo.query_words(q or "")
+    # Too many words: the search page again, with the query to shorten, not an error page.
+    problem = repo.query_problem(q) if q and words else None
+    result = (
+        repo.Page([], 0)
+        if problem
+        else repo.search_feeds(
+            ctx.store,
+            q or "",
+            kind=kind_v,
+            status=status_v,
+            limit=per_page,
+            offset=(page - 1) * per_page,
+        )
     )
     return _render(
         request,
         "search.html",
         {
             "q": q or "",
-            "words": repo.query_words(q or ""),
+            "words": words,
+            "problem": problem,
             "rows": result.rows,
             "total": result.total,
             "ranked": result.ranked,
@@ -223,6 +231,7 @@ def search(
             "pages": max(1, -(-result.total // per_page)),
             "params": {"q": q, "kind": kind_v, "status": status_v, "per_page": per_page},
         },
+        status=422 if problem else 200,
     )
 
 
