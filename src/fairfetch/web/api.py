@@ -99,11 +99,12 @@ def _admin(
     auth.require_admin(ctx.settings, presented)
 
 
-def _bad_parameter(name: str, message: str, value: Any) -> RequestValidationError:
-    """A 422 shaped as FastAPI's own for a parameter its type could not check."""
-    return RequestValidationError(
-        [{"type": "value_error", "loc": ("query", name), "msg": message, "input": value}]
-    )
+def _bad_parameter(name: str, message: str, value: Any) -> dict[str, Any]:
+    """One problem shaped as FastAPI's own, for a parameter its type could not check."""
+    return {"type": "value_error", "loc": ("query", name), "msg": message, "input": value}
+
+
+_RELEVANCE = "not with q: search results are ordered by relevance (list without q to sort)"
 
 
 @router.get("/feeds", response_model=FeedList, responses=_READ_ERRORS, summary="List or search")
@@ -119,16 +120,28 @@ def list_feeds(
     ] = None,
     kind: Kind | None = None,
     status: Status | None = None,
-    sort: Sort = "title",
-    order: Literal["asc", "desc"] | None = None,
+    sort: Annotated[
+        Sort | None, Query(description="Listing order (default title); not with q")
+    ] = None,
+    order: Annotated[
+        Literal["asc", "desc"] | None,
+        Query(description="Listing direction (default: the sort's natural one); not with q"),
+    ] = None,
     page: Page = 1,
     per_page: PerPage = 50,
 ) -> Any:
     ctx = ctx_of(request)
     offset = (page - 1) * per_page
     if q:
-        if repo.query_words(q) and (problem := repo.query_problem(q)):
-            raise _bad_parameter("q", problem, q)
+        problems = [
+            _bad_parameter(name, _RELEVANCE, value)
+            for name, value in (("sort", sort), ("order", order))
+            if value is not None
+        ]
+        if problem := repo.query_problem(q):
+            problems.insert(0, _bad_parameter("q", problem, q))
+        if problems:
+            raise RequestValidationError(problems)
         result = repo.search_feeds(
             ctx.store, q, kind=kind, status=status, limit=per_page, offset=offset
         )
@@ -137,7 +150,7 @@ def list_feeds(
             ctx.store,
             kind=kind,
             status=status,
-            sort=sort,
+            sort=sort or "title",
             descending=None if order is None else order == "desc",
             limit=per_page,
             offset=offset,
