@@ -50,6 +50,11 @@ class FeedList(BaseModel):
     total: int
     page: int
     per_page: int
+    ranked: bool | None = Field(
+        None,
+        description="A search: true when best match first, false when it matched too many "
+        "to rank and lists newest first (as the search page says). Null for a listing.",
+    )
 
 
 class EntryList(BaseModel):
@@ -160,6 +165,7 @@ def list_feeds(
         "total": result.total,
         "page": page,
         "per_page": per_page,
+        "ranked": result.ranked if q else None,
     }
 
 

@@ -55,3 +55,24 @@ def test_web_api_search_with_sort_or_order_is_a_422_naming_them(any_store: SqlSt
         listed = c.get("/api/v1/feeds", params={"sort": "title"})
         assert [i["title"] for i in listed.json()["items"]] == ["alpha beta", "alpha zeta"]
         assert c.get("/api/v1/feeds").json()["items"][0]["title"] == "alpha beta"  # title asc
+
+
+def test_web_api_search_says_when_it_lists_newest_first_instead_of_best_first(
+    any_store: SqlStore, monkeypatch
+) -> None:
+    """Past RANK_LIMIT matches SQLite lists newest first; the page says so, the API did not."""
+    from fairfetch.store import directory_repo as repo
+
+    add_crawled(any_store, "http://a.test/feed", title="radio radio radio", at=NOW)
+    add_crawled(any_store, "http://b.test/feed", title="radio", at=NOW)
+    with make_client(Settings(db=any_store.url, admin_token=TOKEN), any_store) as c:
+        found = c.get("/api/v1/feeds", params={"q": "radio"}).json()
+        assert found["ranked"] is True
+        assert found["total"] == 2
+        assert c.get("/api/v1/feeds").json()["ranked"] is None  # a listing: no relevance
+        monkeypatch.setattr(repo, "RANK_LIMIT", 1)
+        broad = c.get("/api/v1/feeds", params={"q": "radio"}).json()
+        assert broad["ranked"] is repo.search_feeds(any_store, "radio").ranked
+        if any_store.dialect == "sqlite":
+            assert broad["ranked"] is False
+            assert [i["url"] for i in broad["items"]] == ["http://b.test/feed", "http://a.test/feed"]
