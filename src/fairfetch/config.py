@@ -266,6 +266,15 @@ def load_settings(
         section = data.get("fairfetch", data)
         if not isinstance(section, dict):
             raise ConfigError(f"config file {str(path)!r}: [fairfetch] must be a table")
+        if section is not data:
+            # Beside a [fairfetch] table only the table is read: a key above it (or a table
+            # such as [key_overrides."x"] after it) would be dropped without a word.
+            outside = sorted(key for key in data if key != "fairfetch")
+            if outside:
+                raise ConfigError(
+                    f"config file {str(path)!r}: {outside[0]!r} is outside [fairfetch]; put "
+                    "every setting under [fairfetch], or use no [fairfetch] table at all"
+                )
         for key, raw in section.items():
             if key not in _FIELDS:
                 raise ConfigError(f"config file {str(path)!r}: unknown setting {key!r}")
