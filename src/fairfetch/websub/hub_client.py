@@ -22,6 +22,9 @@ __all__ = [
 #: Route prefix of the callback endpoints (websub/routes.py).
 CALLBACK_PATH = "/websub/callback/"
 
+#: Redirects the Fetcher follows with a GET and no body (307/308 re-POST the same form).
+_FORM_LOST = frozenset({301, 302, 303})
+
 
 class _Fetches(Protocol):
     async def fetch(
@@ -77,6 +80,13 @@ async def request_subscription(
         detail = f"{result.error_kind}: {result.error_detail}".rstrip(": ")
         return HubAnswer(False, result.status, detail, result.final_url)
     status = result.status or 0
+    lost = next((h for h in result.hops if h.status in _FORM_LOST), None)
+    if lost is not None:
+        # The Fetcher followed 301/302/303 as a GET, as RFC 9110 lets it: the form reached no
+        # hub, so a 2xx from where it landed (a home page) is not "the hub will verify".
+        detail = (f"hub redirected with {lost.status} to {lost.location}: the form is lost on "
+                  "the GET that follows (only 307/308 keep it)")
+        return HubAnswer(False, status, detail, result.final_url)
     if 200 <= status < 300:
         return HubAnswer(True, status, "", result.final_url)
     body = result.body[:200].decode("utf-8", "replace").strip()
