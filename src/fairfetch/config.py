@@ -217,6 +217,9 @@ def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
         if isinstance(raw, bool) and isinstance(default, int | float):
             raise ValueError(f"not a number: {raw!r}")
         if isinstance(default, int):
+            if isinstance(raw, float) and not raw.is_integer():
+                # int() would cut it: port = 8080.5 would serve on 8080 without a word.
+                raise ValueError(f"not a whole number: {raw!r}")
             number = int(raw)
             _check_range(name, number)
             return number
@@ -237,6 +240,9 @@ def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
             if not isinstance(raw, Mapping):
                 raise ValueError("expected a table")
             return dict(raw)
+        if isinstance(raw, bool | int | float | list | tuple | Mapping):
+            # str() would make db = 3 the database file "3" and a list its repr.
+            raise ValueError(f"expected text, not {raw!r}")
         text = str(raw)
         if name == "public_url":
             _check_public_url(text)
