@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -62,6 +63,10 @@ RETRY_DENIED_AFTER = 7 * 24 * 3600.0
 #: A delivery claimed this long ago by a processor of this process is taken again (its claimer
 #: died); claims made before this process started are taken at once.
 STALE_CLAIM = 600.0
+
+
+#: What a callback token can be: ours are ``secrets.token_urlsafe(32)`` (43 characters).
+_TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{1,200}")
 
 
 def utcnow() -> datetime:
@@ -147,6 +152,14 @@ class WebSubService:
 
     async def _db(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return await asyncio.to_thread(fn, *args, **kwargs)
+
+    async def _by_token(self, token: str) -> repo.SubscriptionRecord | None:
+        """The subscription of a callback token; None, without asking the store, for a path
+        segment no token of ours could be (a NUL there was a database refusal on PostgreSQL:
+        a 5xx instead of the 404 anybody guessing gets)."""
+        if not _TOKEN_SHAPE.fullmatch(token):
+            return None
+        return await self._db(repo.subscription_by_token, self.store, token)
 
     def _callback(self, sub: repo.SubscriptionRecord) -> str:
         return callback_url(self.settings.public_url, sub.callback_token)
@@ -287,14 +300,16 @@ class WebSubService:
         """GET on the callback: 200 + challenge when it matches, anything else exactly 404."""
         mode = params.get("hub.mode", "")
         topic = params.get("hub.topic", "")
-        sub = await self._db(repo.subscription_by_token, self.store, token)
+        sub = await self._by_token(token)
         if sub is None or not topic or topic != sub.topic_url:
             return Answer(404, outcome="verify_mismatch")
         now = self.clock()
         if mode == "denied":
             if sub.state not in ("pending", "active", "denied"):
                 return Answer(404, outcome="verify_mismatch")
-            reason = params.get("hub.reason", "") or "denied by hub (no reason given)"
+            # PostgreSQL text cannot hold NUL: keep the rest of the hub's words, not a refusal.
+            reason = (params.get("hub.reason", "").replace("\x00", "\ufffd")
+                      or "denied by hub (no reason given)")
             await self._db(repo.apply_event, self.store, sub.id, Event.DENIED, now,
                            denied_reason=reason, next_action_at=None)
             if sub.feed_id is not None:  # back to polling at the normal interval, now
@@ -328,7 +343,7 @@ class WebSubService:
     async def receive(self, token: str, headers: Mapping[str, str], body: bytes) -> Answer:
         """POST on the callback: a content distribution (a ping)."""
         now = self.clock()
-        sub = await self._db(repo.subscription_by_token, self.store, token)
+        sub = await self._by_token(token)
         if sub is None:
             await self._ping(None, None, "unknown", 404, now)
             return Answer(404, outcome="unknown")
@@ -362,7 +377,7 @@ class WebSubService:
         checked against its signature without being read, and the feed's next poll still comes).
         """
         now = self.clock()
-        sub = await self._db(repo.subscription_by_token, self.store, token)
+        sub = await self._by_token(token)
         if sub is None:
             await self._ping(None, None, "unknown", 404, now)
             return Answer(404, outcome="unknown")
