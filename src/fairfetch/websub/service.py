@@ -347,8 +347,11 @@ class WebSubService:
         if sub is None:
             await self._ping(None, None, "unknown", 404, now)
             return Answer(404, outcome="unknown")
-        if not accepts_delivery(sub.state):
-            await self._ping(sub.id, sub.feed_id, "gone", 410, now, sub.state)
+        if not accepts_delivery(sub.state) or sub.feed_id is None:
+            # A removed feed's row waits for the upkeep's unsubscribe; nothing would process
+            # its pings (stored, then failed "feed removed"), so the hub may drop us now.
+            await self._ping(sub.id, sub.feed_id, "gone", 410, now,
+                             sub.state if sub.feed_id is not None else "feed removed")
             return Answer(410, outcome="gone")
         verdict = check_signature(sub.secret, _header(headers, "x-hub-signature"), body)
         if verdict is Verdict.UNSIGNED:
