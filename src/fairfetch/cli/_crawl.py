@@ -210,7 +210,7 @@ def demo(
     with demo_environment(db, feeds=feeds, port=port) as env:
         console.print(
             f"[bold]fairfetch demo[/bold]: simulated web on 127.0.0.1:{env.testbed.base_port}, "
-            f"{len(env.feeds)} feeds added to {env.settings.db}",
+            f"{len(env.feeds)} feeds added to {_shown_url(env.settings.db)}",
             highlight=False,
         )
         # A local mail catcher and two demo readers, so notifications flow to /outbox.
