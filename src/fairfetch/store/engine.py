@@ -59,6 +59,8 @@ def create_engine(url: str, **kwargs: Any) -> sa.Engine:
             parsed = parsed.set(drivername="postgresql+psycopg")
         kwargs.setdefault("pool_pre_ping", True)
         return sa.create_engine(parsed, **kwargs)
+    # Named with its password masked: the message reaches terminals and logs.
+    shown = parsed.render_as_string(hide_password=True)
     raise ConfigError(
-        f"database URL {url!r}: only sqlite:// and postgresql+psycopg:// are supported"
+        f"database URL {shown!r}: only sqlite:// and postgresql+psycopg:// are supported"
     )
