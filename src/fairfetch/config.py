@@ -211,7 +211,7 @@ def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
             text = str(raw).strip().lower()
             if text in {"1", "true", "yes", "on"}:
                 return True
-            if text in {"0", "false", "no", "off", ""}:
+            if text in {"0", "false", "no", "off"}:
                 return False
             raise ValueError(f"not a boolean: {raw!r}")
         if isinstance(raw, bool) and isinstance(default, int | float):

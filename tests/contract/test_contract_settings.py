@@ -126,6 +126,20 @@ def test_notify_from_env_reads_the_same_names_and_only_those() -> None:
     )
 
 
+def test_an_empty_obey_robots_is_refused_not_read_as_off(tmp_path: Path) -> None:
+    """An emptied variable (``FAIRFETCH_OBEY_ROBOTS=``) read as "false" switched robots.txt
+    off without a word: an operator clearing it expects the default, not an impolite crawl."""
+    with pytest.raises(ConfigError) as caught:
+        load_settings(None, environ={"FAIRFETCH_OBEY_ROBOTS": ""})
+    assert "FAIRFETCH_OBEY_ROBOTS" in str(caught.value)
+    conf = tmp_path / "r.toml"
+    conf.write_text('obey_robots = " "\n')
+    with pytest.raises(ConfigError) as caught:
+        load_settings(conf, environ={})
+    assert "obey_robots" in str(caught.value)
+    assert load_settings(None, environ={"FAIRFETCH_OBEY_ROBOTS": "off"}).obey_robots is False
+
+
 @pytest.mark.parametrize(
     ("var", "raw"),
     [("FAIRFETCH_NOTIFY_RATE", "fast"), ("FAIRFETCH_NOTIFY_BATCH", "1.5"),
