@@ -189,6 +189,19 @@ async def test_hub() -> AsyncIterator[TestHub]:
         await runner.cleanup()
 
 
+def subscribed_feed(store: SqlStore, now: datetime, topic: str = "http://pub.test/f") -> Any:
+    """A feed at ``topic`` and a subscription to it at http://hub.test/ (secret ``k`` * 40,
+    a day's lease requested): (feed, subscription record)."""
+    from fairfetch.store import websub_repo
+
+    feed, _ = store.add_feed(topic, now=now, politeness_key="pub.test")
+    sub = websub_repo.create_subscription(
+        store, feed_id=feed.id, hub_url="http://hub.test/", topic_url=topic, secret="k" * 40,
+        requested_lease=86400, now=now,
+    )  # fmt: skip
+    return feed, sub
+
+
 def loopback_settings(tmp_path: Any, **overrides: Any) -> Settings:
     return Settings(
         db=f"sqlite:///{tmp_path}/fairfetch.db",

@@ -16,7 +16,7 @@ from fairfetch.store import websub_repo as repo
 from fairfetch.websub.hub_client import callback_url
 from fairfetch.websub.service import WebSubService
 
-from .conftest import loopback_settings, serve_callback
+from .conftest import loopback_settings, serve_callback, subscribed_feed
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -38,10 +38,7 @@ class Callback:
 async def callback(db_url: str, tmp_path) -> AsyncIterator[Callback]:
     settings = loopback_settings(tmp_path).replace(db=db_url)
     store = open_store(db_url)
-    feed, _ = store.add_feed("http://pub.test/f", now=T0, politeness_key="pub.test")
-    sub = repo.create_subscription(store, feed_id=feed.id, hub_url="http://hub.test/",
-                                   topic_url="http://pub.test/f", secret="k" * 40,
-                                   requested_lease=86400, now=T0)
+    _, sub = subscribed_feed(store, T0)
     service = WebSubService(store, settings, clock=lambda: T0)
     try:
         async with serve_callback(service) as base, ClientSession() as session:

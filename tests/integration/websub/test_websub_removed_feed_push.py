@@ -10,13 +10,12 @@ from datetime import UTC, datetime
 from aiohttp import ClientSession
 
 from fairfetch.store import open_store
-from fairfetch.store import websub_repo as repo
 from fairfetch.websub.hub_client import callback_url
 from fairfetch.websub.service import WebSubService
 from fairfetch.websub.signature import sign
 from fairfetch.websub.status import websub_stats
 
-from .conftest import loopback_settings, serve_callback
+from .conftest import loopback_settings, serve_callback, subscribed_feed
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 TOPIC = "http://pub.test/f"
@@ -25,10 +24,7 @@ TOPIC = "http://pub.test/f"
 async def test_websub_push_for_a_removed_feed_is_gone_not_accepted(db_url: str, tmp_path) -> None:
     settings = loopback_settings(tmp_path).replace(db=db_url)
     store = open_store(db_url)
-    feed, _ = store.add_feed(TOPIC, now=T0, politeness_key="pub.test")
-    sub = repo.create_subscription(store, feed_id=feed.id, hub_url="http://hub.test/",
-                                   topic_url=TOPIC, secret="k" * 40, requested_lease=86400,
-                                   now=T0)
+    feed, sub = subscribed_feed(store, T0)
     store.delete_feed(feed.id)
     service = WebSubService(store, settings, clock=lambda: T0)
     try:
