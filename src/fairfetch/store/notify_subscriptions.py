@@ -766,15 +766,9 @@ def _hand_over_queued(
         open_issues = sa.select(notify_outbox.c.id).where(
             notify_outbox.c.status == "pending", notify_outbox.c.closed_at.is_(None)
         )
-        for item_id, eid in conn.execute(
-            sa.select(notify_digest_items.c.id, entries.c.entry_id)
-            .join(entries, entries.c.id == notify_digest_items.c.entry_id)
-            .where(
-                notify_digest_items.c.subscription_id == kept_sub,
-                notify_digest_items.c.outbox_id.in_(open_issues),
-                entries.c.feed_id == target,
-            )
-        ).all():
+        for item_id, eid in _digest_items(
+            conn, kept_sub, open_issues, entries.c.feed_id == target
+        ):
             if eid in delivered:
                 conn.execute(
                     notify_digest_items.delete().where(notify_digest_items.c.id == item_id)
@@ -796,24 +790,31 @@ def _hand_over_queued(
             .values(subscription_id=kept_sub)
         )
     pending_issues = sa.select(notify_outbox.c.id).where(notify_outbox.c.status == "pending")
-    keep = [
-        i
-        for i, eid in conn.execute(
-            sa.select(notify_digest_items.c.id, entries.c.entry_id)
-            .join(entries, entries.c.id == notify_digest_items.c.entry_id)
-            .where(
-                notify_digest_items.c.subscription_id == old_sub,
-                notify_digest_items.c.outbox_id.in_(pending_issues),
-            )
-        ).all()
-        if eid not in had
-    ]
+    keep = [i for i, eid in _digest_items(conn, old_sub, pending_issues) if eid not in had]
     if keep:
         conn.execute(
             notify_digest_items.update()
             .where(notify_digest_items.c.id.in_(keep))
             .values(subscription_id=kept_sub)
         )
+
+
+def _digest_items(
+    conn: sa.Connection, subscription_id: int, issues: Any, *where: sa.ColumnElement[bool]
+) -> list[Any]:
+    """(digest item id, entry id) of a subscription's items in ``issues`` (a select of outbox
+    ids), further narrowed by ``where``."""
+    return list(
+        conn.execute(
+            sa.select(notify_digest_items.c.id, entries.c.entry_id)
+            .join(entries, entries.c.id == notify_digest_items.c.entry_id)
+            .where(
+                notify_digest_items.c.subscription_id == subscription_id,
+                notify_digest_items.c.outbox_id.in_(issues),
+                *where,
+            )
+        ).all()
+    )
 
 
 def _kept_entry_ids(conn: sa.Connection, kept_sub: int, target: int) -> set[str]:
