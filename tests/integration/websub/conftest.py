@@ -19,9 +19,10 @@ from fastapi import FastAPI
 from fairfetch.config import Settings
 from fairfetch.crawl.loop import Crawler
 from fairfetch.net.fetch import Fetcher
-from fairfetch.store import SqlStore, open_store
+from fairfetch.store import SqlStore, open_store, websub_repo
 from fairfetch.testbed.youtube import YouTubeWorld, world_of
 from fairfetch.testing import Testbed, running_testbed
+from fairfetch.websub.hub_client import callback_url
 from fairfetch.websub.routes import router
 from fairfetch.websub.service import WebSubService
 from fairfetch.websub.signature import sign
@@ -192,8 +193,6 @@ async def test_hub() -> AsyncIterator[TestHub]:
 def subscribed_feed(store: SqlStore, now: datetime, topic: str = "http://pub.test/f") -> Any:
     """A feed at ``topic`` and a subscription to it at http://hub.test/ (secret ``k`` * 40,
     a day's lease requested): (feed, subscription record)."""
-    from fairfetch.store import websub_repo
-
     feed, _ = store.add_feed(topic, now=now, politeness_key="pub.test")
     sub = websub_repo.create_subscription(
         store, feed_id=feed.id, hub_url="http://hub.test/", topic_url=topic, secret="k" * 40,
@@ -278,3 +277,33 @@ async def youtube_subscriber(tmp_path: Any) -> AsyncIterator[YouTubeSubscriber]:
             await crawler.aclose()
             await fetcher.aclose()
             store.close()
+
+
+@dataclass
+class Callback:
+    store: SqlStore
+    service: WebSubService
+    base: str
+    sub: websub_repo.SubscriptionRecord
+    session: ClientSession
+
+    @property
+    def url(self) -> str:
+        return callback_url(self.base, self.sub.callback_token)
+
+
+@pytest.fixture
+async def callback(db_url: str, tmp_path: Any) -> AsyncIterator[Callback]:
+    """Our callback app served on loopback over ``db_url``, with one subscription (see
+    ``subscribed_feed``) and a client session; the service's clock stands at noon, 30 Nov."""
+    t0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    settings = loopback_settings(tmp_path).replace(db=db_url)
+    store = open_store(db_url)
+    _, sub = subscribed_feed(store, t0)
+    service = WebSubService(store, settings, clock=lambda: t0)
+    try:
+        async with serve_callback(service) as base, ClientSession() as session:
+            yield Callback(store, service, base, sub, session)
+    finally:
+        await service.aclose()
+        store.close()

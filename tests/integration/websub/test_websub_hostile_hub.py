@@ -5,47 +5,16 @@ uvicorn, an aiohttp client), on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from aiohttp import ClientSession
 
-from fairfetch.store import SqlStore, open_store
 from fairfetch.store import websub_repo as repo
 from fairfetch.websub.hub_client import callback_url
-from fairfetch.websub.service import WebSubService
 
-from .conftest import loopback_settings, serve_callback, subscribed_feed
+from .conftest import Callback
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-
-
-@dataclass
-class Callback:
-    store: SqlStore
-    service: WebSubService
-    base: str
-    sub: repo.SubscriptionRecord
-    session: ClientSession
-
-    @property
-    def url(self) -> str:
-        return callback_url(self.base, self.sub.callback_token)
-
-
-@pytest.fixture
-async def callback(db_url: str, tmp_path) -> AsyncIterator[Callback]:
-    settings = loopback_settings(tmp_path).replace(db=db_url)
-    store = open_store(db_url)
-    _, sub = subscribed_feed(store, T0)
-    service = WebSubService(store, settings, clock=lambda: T0)
-    try:
-        async with serve_callback(service) as base, ClientSession() as session:
-            yield Callback(store, service, base, sub, session)
-    finally:
-        await service.aclose()
-        store.close()
 
 
 @pytest.mark.parametrize("granted", ["2147483648", "99999999999", str(10**15), str(10**40)])

@@ -4,45 +4,18 @@ database refusal turned into a 5xx. Real HTTP on loopback, on SQLite and Postgre
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import pytest
-from aiohttp import ClientSession
 
-from fairfetch.store import SqlStore, open_store
 from fairfetch.store import websub_repo as repo
 from fairfetch.websub.hub_client import callback_url
-from fairfetch.websub.service import WebSubService
 from fairfetch.websub.status import websub_stats
 
-from .conftest import loopback_settings, serve_callback, subscribed_feed
+from .conftest import Callback
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 TOPIC = "http://pub.test/f"
-
-
-@dataclass
-class Callback:
-    store: SqlStore
-    base: str
-    sub: repo.SubscriptionRecord
-    session: ClientSession
-
-
-@pytest.fixture
-async def callback(db_url: str, tmp_path) -> AsyncIterator[Callback]:
-    settings = loopback_settings(tmp_path).replace(db=db_url)
-    store = open_store(db_url)
-    _, sub = subscribed_feed(store, T0)
-    service = WebSubService(store, settings, clock=lambda: T0)
-    try:
-        async with serve_callback(service) as base, ClientSession() as session:
-            yield Callback(store, base, sub, session)
-    finally:
-        await service.aclose()
-        store.close()
 
 
 @pytest.mark.parametrize("token", ["%00", "abc%00def", "%00" * 43])
