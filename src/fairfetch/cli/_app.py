@@ -123,7 +123,7 @@ def open_store_at(url: str) -> Any:
     StoreError naming the URL: a wrong --db is the user's input, not a crash."""
     import sqlalchemy as sa
 
-    from fairfetch.errors import ConfigError, StoreError
+    from fairfetch.errors import StoreError
     from fairfetch.store import open_store
 
     if _in_memory(url):
@@ -136,14 +136,8 @@ def open_store_at(url: str) -> Any:
         )
     try:
         return open_store(url)
-    except FairfetchError as exc:
-        # The store quotes the URL as given when it refuses its scheme: mask it here, where
-        # it is printed, so no refusal of --db shows the password.
-        shown = _shown_url(url)
-        if shown != url and url in str(exc):
-            kind = ConfigError if isinstance(exc, ConfigError) else StoreError
-            raise kind(str(exc).replace(url, shown)) from None
-        raise
+    except FairfetchError:
+        raise  # the store names the URL with its password masked
     except (sa.exc.SQLAlchemyError, OSError) as exc:
         detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
         raise StoreError(f"database {_shown_url(url)!r}: cannot open ({detail})") from None
