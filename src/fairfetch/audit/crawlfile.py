@@ -16,9 +16,12 @@ from typing import Any
 
 from fairfetch.errors import AuditError
 
-__all__ = ["SCHEMA", "SCHEMA_VERSION", "CrawlFile"]
+__all__ = ["LINKS_TO_COLUMNS", "SCHEMA", "SCHEMA_VERSION", "CrawlFile"]
 
 SCHEMA_VERSION = "1"
+#: The columns of the ``links_to`` index a finished crawl builds. Files finished before
+#: 2026-11-30 have it on ``to_url`` alone; readers check (``PRAGMA index_info``).
+LINKS_TO_COLUMNS = "to_url, internal, location"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -364,7 +367,10 @@ class CrawlFile:
         """Derived columns that need the whole crawl: sitemap membership, redirect far ends."""
         c = self.conn
         # Built once at the end rather than maintained on every link insert during the crawl.
-        c.execute("CREATE INDEX IF NOT EXISTS links_to ON links(to_url)")
+        # ``internal`` and ``location`` ride along (the key adds ``from_id, seq``): the inlink
+        # counts of ``audit report`` then read the index alone, in to_url order, without a
+        # lookup into links per row or a sort (10k pages: 135 -> 40 ms, for +18 ms here).
+        c.execute(f"CREATE INDEX IF NOT EXISTS links_to ON links({LINKS_TO_COLUMNS})")
         c.execute("BEGIN")
         try:
             c.execute(
