@@ -7,6 +7,7 @@ through psycopg 3.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,12 +33,29 @@ def foreign_tables(names: Sequence[str]) -> list[str]:
     return [] if "alembic_version" in names else list(names)
 
 
+#: The drivers fairfetch runs on (and is tested with); another one named in a URL would be
+#: imported by SQLAlchemy and fail as a ModuleNotFoundError traceback, or run untested.
+_DRIVERS = {"sqlite": ("sqlite", "sqlite+pysqlite"),
+            "postgresql": ("postgresql", "postgresql+psycopg")}  # fmt: skip
+
+#: The password of a URL that does not parse: ``scheme://user:PASSWORD@`` or ``user:PASSWORD@``.
+_UNPARSED_PASSWORD = re.compile(r"^((?:[^/@]*//)?[^:/@]*):[^@]*@")
+
+
+def _unparsed_shown(url: str) -> str:
+    """A URL SQLAlchemy cannot parse, its password masked all the same: it is quoted back to
+    the user in the error, and terminals and logs are no place for it."""
+    return _UNPARSED_PASSWORD.sub(r"\1:***@", url, count=1)
+
+
 def create_engine(url: str, **kwargs: Any) -> sa.Engine:
     try:
         parsed = sa.make_url(url)
-    except sa.exc.ArgumentError:
-        raise ConfigError(f"database URL {url!r} is not a valid URL") from None
+    except (sa.exc.ArgumentError, ValueError):  # ValueError: a port that is not a number
+        raise ConfigError(f"database URL {_unparsed_shown(url)!r} is not a valid URL") from None
     backend = parsed.get_backend_name()
+    if parsed.drivername not in _DRIVERS.get(backend, ()):
+        backend = ""  # refused below, naming the URL
     if backend == "sqlite":
         engine = sa.create_engine(parsed, **kwargs)
 
