@@ -59,6 +59,7 @@ from fairfetch.net.politeness import (
     politeness_key,
 )
 from fairfetch.store import CrawlWrite, FeedRecord, SqlStore
+from fairfetch.store.crawl_claims import KeyClaims
 
 log = logging.getLogger("fairfetch.crawl")
 
@@ -80,6 +81,10 @@ _PREFETCH = 500
 
 #: Feeds on a key that cannot start for this long are deferred rather than waited for.
 DEFER_AFTER = 10.0
+
+#: Why a due feed was left to another pass on the same store (see store/crawl_claims.py).
+SKIP_KEY_HELD = "another crawler holds its politeness key"
+SKIP_CRAWLED_MEANWHILE = "crawled meanwhile by another crawler"
 
 class Crawler:
     """Crawls feeds from a store; one instance per process (it owns the politeness slots)."""
@@ -125,6 +130,8 @@ class Crawler:
         self._outage_recorded = False
         #: Completions waiting for a fetch of their own after their handler's slot was freed.
         self._after_slot_tasks: set[asyncio.Task[None]] = set()
+        #: The politeness keys this crawler's pass holds against other passes on the store.
+        self._claims: KeyClaims | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -169,6 +176,9 @@ class Crawler:
                     await self._writer_task
             self._dispatcher = None
         await self.robots_backing.flush()
+        if self._claims is not None:
+            await asyncio.to_thread(self._claims.close)
+            self._claims = None
         if self._own_fetcher and self._fetcher is not None:
             await self._fetcher.aclose()
             self._fetcher = None
@@ -205,23 +215,72 @@ class Crawler:
         summary = CrawlSummary()
         futures: list[asyncio.Future[FeedResult]] = []
         page: list[FeedRecord] = []
-        for feed in self._stream_due(now, due):
-            page.append(feed)
-            if len(page) >= _PREFETCH:
-                await self._submit_page(page, futures)
-        await self._submit_page(page, futures)
-        # What was streamed is what was due: a feed deleted since the count (from the web, in
-        # `run`) is simply not there, and must not make the accounting fail.
-        summary.due = len(futures)
-        await self._finish(futures, summary, on_result)
+        if self._claims is None:
+            self._claims = await asyncio.to_thread(KeyClaims, self.store)
+        try:
+            for feed in self._stream_due(now, due):
+                page.append(feed)
+                if len(page) >= _PREFETCH:
+                    await self._submit_page(page, futures, now)
+            await self._submit_page(page, futures, now)
+            # What was streamed is what was due: a feed deleted since the count (from the web,
+            # in `run`) is simply not there, and must not make the accounting fail.
+            summary.due = len(futures)
+            await self._finish(futures, summary, on_result)
+        finally:
+            # Every result of the pass is written (or failed): the keys go to whoever is next.
+            await asyncio.to_thread(self._claims.release_all)
         summary.elapsed = time.monotonic() - started
         self._check_accounting(summary)
         return summary
 
+    async def _claim_page(
+        self, page: list[FeedRecord], now: datetime
+    ) -> list[tuple[FeedRecord, str | None]]:
+        """Claim the politeness keys of a page of due feeds, then read the feeds again.
+
+        Each feed comes back as it is now, with None to crawl it or the reason it is skipped:
+        another pass (a cron `crawl --once` beside `run`) holds its key, or crawled it after
+        this page was read. Feeds removed meanwhile are left out. See store/crawl_claims.py.
+        """
+        claims = self._claims
+        assert claims is not None
+
+        def claim_and_reread() -> tuple[set[str], dict[int, FeedRecord], set[int]]:
+            held = claims.claim(f.politeness_key for f in page)
+            mine = [f.id for f in page if f.politeness_key in held]
+            due, alive = self.store.recheck_due(
+                mine, now, dead_probe_interval=self.settings.dead_probe_interval
+            )
+            return held, due, alive
+
+        held, due, alive = await asyncio.to_thread(claim_and_reread)
+        out: list[tuple[FeedRecord, str | None]] = []
+        for feed in page:
+            if feed.politeness_key not in held:
+                out.append((feed, SKIP_KEY_HELD))
+            elif feed.id in due:
+                out.append((due[feed.id], None))
+            elif feed.id in alive:
+                out.append((feed, SKIP_CRAWLED_MEANWHILE))
+        return out
+
     async def _submit_page(
-        self, page: list[FeedRecord], futures: list[asyncio.Future[FeedResult]]
+        self, page: list[FeedRecord], futures: list[asyncio.Future[FeedResult]], now: datetime
     ) -> None:
         """Submit a page of due feeds, their stored robots.txt read first in one query."""
+        if not page:
+            return
+        claimed = await self._claim_page(page, now)
+        page.clear()
+        loop = asyncio.get_running_loop()
+        for feed, skip in claimed:
+            if skip is None:
+                page.append(feed)
+                continue
+            done: asyncio.Future[FeedResult] = loop.create_future()
+            done.set_result(FeedResult(feed.id, feed.url, f"skipped:{skip}"))
+            futures.append(done)
         if not page:
             return
         robots = self.fetcher.robots

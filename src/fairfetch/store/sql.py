@@ -206,6 +206,32 @@ class SqlStore:
             seen += len(rows)
             last = rows[-1].id
 
+    @refused("reading due feeds again")
+    def recheck_due(
+        self, feed_ids: Iterable[int], now: datetime, *, dead_probe_interval: float
+    ) -> tuple[dict[int, FeedRecord], set[int]]:
+        """Of ``feed_ids`` (read as due a moment ago): the rows still due at ``now``, as they
+        are now, and the ids that still exist at all (due or not).
+
+        A pass reads a page of due feeds before it claims their politeness keys; another pass
+        may have crawled them in between, and a decision made on the row read before that
+        would undo its result."""
+        ids = sorted(set(feed_ids))
+        due: dict[int, FeedRecord] = {}
+        alive: set[int] = set()
+        with self.engine.connect() as conn:
+            for i in range(0, len(ids), _CHUNK):
+                part = ids[i : i + _CHUNK]
+                alive.update(
+                    conn.execute(sa.select(feeds.c.id).where(feeds.c.id.in_(part))).scalars()
+                )
+                q = sa.select(feeds).where(
+                    feeds.c.id.in_(part), self._due_clause(now, dead_probe_interval)
+                )
+                for row in conn.execute(q).mappings():
+                    due[int(row["id"])] = FeedRecord.from_row(row)
+        return due, alive
+
     @refused("marking feeds due")
     def set_due(self, feed_ids: Iterable[int], when: datetime) -> int:
         ids = list(feed_ids)

@@ -1,0 +1,135 @@
+"""Claims on politeness keys, so that two crawl passes on one store never crawl one key at once.
+
+Operators run `crawl --once` from cron beside `run` (or beside the previous, slow `crawl --once`).
+Each pass keeps its politeness slots in its own process: without a claim, two passes over the
+same due feeds fetched each of them twice, with two requests in flight on a host where the limit
+is one, and each decided the feed's health from the row it had read when the feed was due (a
+healthy feed could be marked dead on a stale row). A pass claims the key of each feed it is
+about to crawl and holds it until the pass ends; a key another pass holds is left to that pass.
+
+A claim lives as long as its process, never in a table: on PostgreSQL it is a session advisory
+lock, on SQLite a one-byte record lock in ``<db>-crawl.lock`` beside the database (the kernel
+drops it when the process dies), so a killed pass delays nothing. This is not the scale-out
+design (DESIGN.md's leased ``politeness_keys``): a key's rate and pause (AIMD, Retry-After) are
+still known only to the process that saw them, and a key is handed over only between passes.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import threading
+from collections.abc import Iterable
+
+import sqlalchemy as sa
+
+from fairfetch.errors import StoreError
+from fairfetch.store.refusals import refused
+from fairfetch.store.sql import SqlStore
+
+#: SQLite: keys held by a crawler of this process, per database. A POSIX record lock belongs to
+#: the process, so two crawlers of one process (two stores opened on one file) would both get
+#: one; this tells them apart.
+_LOCAL: dict[tuple[str, str], int] = {}
+_LOCAL_LOCK = threading.Lock()
+#: SQLite: one descriptor per lock file for the life of the process (closing any descriptor of
+#: a file drops every record lock the process holds on it).
+_LOCK_FILES: dict[str, int] = {}
+
+
+def key_number(key: str) -> int:
+    """A politeness key as a signed 63-bit number: the advisory lock's key on PostgreSQL, the
+    locked byte's offset on SQLite (non-negative, within ``off_t``)."""
+    return int.from_bytes(hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest()) >> 1
+
+
+def _lock_fd(store: SqlStore) -> int | None:
+    path = store.engine.url.database
+    if not path or path == ":memory:" or path.startswith("file::memory:"):
+        return None  # one process by definition
+    lock_path = os.path.realpath(path) + "-crawl.lock"
+    with _LOCAL_LOCK:
+        fd = _LOCK_FILES.get(lock_path)
+        if fd is None:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            _LOCK_FILES[lock_path] = fd
+    return fd
+
+
+class KeyClaims:
+    """One crawler's claims on politeness keys (see the module's docstring)."""
+
+    @refused("opening a crawler's claims on politeness keys")
+    def __init__(self, store: SqlStore) -> None:
+        self._db = store.engine.url.render_as_string(hide_password=True)
+        self._conn: sa.Connection | None = None
+        self._fd: int | None = None
+        self._held: set[str] = set()
+        if store.engine.dialect.name == "postgresql":
+            self._conn = store.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+        else:
+            self._fd = _lock_fd(store)
+
+    def holds(self, key: str) -> bool:
+        return key in self._held
+
+    @refused("claiming politeness keys")
+    def claim(self, keys: Iterable[str]) -> set[str]:
+        """Claim ``keys`` (those already held stay held); returns every key of ``keys`` this
+        crawler now holds. A key another crawler holds is not waited for."""
+        keys = list(keys)
+        wanted = sorted({k for k in keys if k not in self._held})
+        if self._conn is not None and wanted:
+            got = self._conn.execute(
+                sa.text(
+                    "SELECT k FROM unnest(CAST(:keys AS text[]), CAST(:nums AS bigint[])) "
+                    "AS w(k, n) WHERE pg_try_advisory_lock(n)"
+                ),
+                {"keys": wanted, "nums": [key_number(k) for k in wanted]},
+            ).scalars()
+            self._held.update(got)
+        elif wanted:
+            with _LOCAL_LOCK:
+                for key in wanted:
+                    if (self._db, key) in _LOCAL:
+                        continue
+                    if self._fd is not None:
+                        try:
+                            fcntl.lockf(
+                                self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, key_number(key)
+                            )
+                        except OSError:  # EAGAIN/EACCES: another process crawls this key
+                            continue
+                    _LOCAL[(self._db, key)] = id(self)
+                    self._held.add(key)
+        return {k for k in keys if k in self._held}
+
+    @refused("releasing claims on politeness keys")
+    def release_all(self) -> None:
+        held, self._held = sorted(self._held), set()
+        if self._conn is not None:
+            if held:
+                self._conn.execute(
+                    sa.text("SELECT pg_advisory_unlock(n) FROM unnest(CAST(:nums AS bigint[])) n"),
+                    {"nums": [key_number(k) for k in held]},
+                )
+            return
+        with _LOCAL_LOCK:
+            for key in held:
+                if _LOCAL.get((self._db, key)) == id(self):
+                    del _LOCAL[(self._db, key)]
+                    if self._fd is not None:
+                        fcntl.lockf(self._fd, fcntl.LOCK_UN, 1, key_number(key))
+
+    def close(self) -> None:
+        try:
+            self.release_all()
+        except (sa.exc.SQLAlchemyError, StoreError):  # the connection is gone, its locks too
+            self._held = set()
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+__all__ = ["KeyClaims", "key_number"]
