@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -79,6 +80,38 @@ def test_stored_files_db_url_with_another_sqlite_driver_is_refused_and_creates_n
     assert list(tmp_path.iterdir()) == []
 
 
+def _alembic_app(path: Path, revision: str | None) -> None:
+    """The database of another application that also uses Alembic (very common): its own
+    tables, and alembic_version with its own revision (or none, after `alembic downgrade`)."""
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) PRIMARY KEY)")
+    if revision is not None:
+        conn.execute("INSERT INTO alembic_version VALUES (?)", (revision,))
+    conn.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+    conn.execute("INSERT INTO users (name) VALUES ('keep me')")
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("revision", ["ae1027a6acf", None])
+def test_stored_files_sqlite_of_another_alembic_application_is_refused_untouched(
+    tmp_path: Path, revision: str | None
+) -> None:
+    path = tmp_path / "app.db"
+    _alembic_app(path, revision)
+    before = _tree(tmp_path)
+
+    err = _refused(_fairfetch("--db", f"sqlite:///{path}", "feeds", "list"), str(path))
+    assert "not a fairfetch database" in err or (revision or "?") in err, err
+
+    assert _tree(tmp_path) == before  # not switched to WAL, no table added, no -wal/-shm
+    check = sqlite3.connect(path)
+    assert check.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                         "ORDER BY name").fetchall() == [("alembic_version",), ("users",)]
+    assert check.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+    check.close()
+
+
 def test_stored_files_missing_parent_directory_is_named_and_not_created(tmp_path: Path) -> None:
     path = tmp_path / "not" / "there" / "fairfetch.db"
     _refused(_fairfetch("--db", f"sqlite:///{path}", "stats"), str(path))
@@ -118,3 +151,22 @@ def test_stored_files_read_only_store_is_refused_naming_it_and_left_untouched(
     finally:
         home.chmod(0o755)
 
+
+def test_stored_files_fairfetch_store_restored_in_rollback_mode_runs_in_wal_again(
+    tmp_path: Path,
+) -> None:
+    """The other side of leaving foreign files alone: our own store, copied back from a backup
+    in rollback-journal mode, is switched to WAL again (readers never block the writer)."""
+    path = tmp_path / "fairfetch.db"
+    made = _fairfetch("--db", f"sqlite:///{path}", "feeds", "add", "https://a.example/feed")
+    assert made.returncode == 0, made.stderr
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode=DELETE").fetchone() == ("delete",)
+    conn.close()
+
+    listed = _fairfetch("--db", f"sqlite:///{path}", "feeds", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert "https://a.example/feed" in listed.stdout
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    conn.close()

@@ -23,14 +23,17 @@ SQLITE_TABLES = (
 )
 
 
-def foreign_tables(names: Sequence[str]) -> list[str]:
+def foreign_tables(names: Sequence[str], *, stamped: bool) -> list[str]:
     """The tables (``names``, read with SQLITE_TABLES) of a SQLite database that is not
-    fairfetch's: it has some, and no schema version of ours (``alembic_version``). Empty for a
-    new database and for ours.
+    fairfetch's: it has some, and no schema version stamped in ``alembic_version``
+    (``stamped``: that table holds a revision). Empty for a new database and for ours.
 
-    Such a file was given by mistake (another application's database): fairfetch must refuse
-    it untouched, and WAL is a mark written into the file, so it is checked before WAL is set."""
-    return [] if "alembic_version" in names else list(names)
+    Such a file was given by mistake (another application's database, maybe one that uses
+    Alembic too and was downgraded to its base, leaving ``alembic_version`` empty): fairfetch
+    must refuse it untouched, not add its thirty tables beside the application's own."""
+    if stamped or not set(names) - {"alembic_version"}:
+        return []
+    return list(names)
 
 
 #: The drivers fairfetch runs on (and is tested with); another one named in a URL would be
@@ -62,10 +65,12 @@ def create_engine(url: str, **kwargs: Any) -> sa.Engine:
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn: Any, _record: Any) -> None:
             cur = dbapi_conn.cursor()
-            if parsed.database and parsed.database != ":memory:":
-                names = [row[0] for row in cur.execute(SQLITE_TABLES).fetchall()]
-                if not foreign_tables(names):
-                    cur.execute("PRAGMA journal_mode=WAL")
+            # A new database is ours from birth. Any other is switched to WAL only once
+            # migrate has accepted it as fairfetch's (WAL is a mark written into the file):
+            # a database of another program is refused untouched.
+            on_disk = parsed.database and parsed.database != ":memory:"
+            if on_disk and cur.execute(SQLITE_TABLES).fetchone() is None:
+                cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute("PRAGMA busy_timeout=30000")

@@ -58,7 +58,8 @@ def _refuse_unknown(engine: sa.Engine, current: set[str]) -> None:
 def _refuse_foreign(engine: sa.Engine, conn: sa.Connection) -> None:
     """Another application's SQLite file given as the database (a wrong --db) is refused
     as it is, instead of getting fairfetch's thirty tables added beside its own."""
-    tables = foreign_tables(conn.exec_driver_sql(SQLITE_TABLES).scalars().all())
+    stamped = bool(MigrationContext.configure(conn).get_current_heads())
+    tables = foreign_tables(conn.exec_driver_sql(SQLITE_TABLES).scalars().all(), stamped=stamped)
     if tables:
         shown = engine.url.render_as_string(hide_password=True)
         listed = ", ".join(tables[:5]) + (", …" if len(tables) > 5 else "")
@@ -73,16 +74,29 @@ def upgrade(engine: sa.Engine) -> None:
     database as it was, for the next start to upgrade."""
     current = _current(engine)
     if current == set(ScriptDirectory.from_config(_config()).get_heads()):
+        _wal(engine)
         return
     _refuse_unknown(engine, current)
     if engine.dialect.name == "sqlite":
         _upgrade_sqlite(engine)
+        _wal(engine)
         return
     with engine.begin() as conn:
         # Two processes starting together on a new database: the second waits here, then
         # finds the schema current, instead of failing on the first one's tables.
         conn.execute(sa.text("SELECT pg_advisory_xact_lock(:ns, 0)"), {"ns": _ADVISORY_NS})
         command.upgrade(_config(conn), "heads")
+
+
+def _wal(engine: sa.Engine) -> None:
+    """A SQLite database accepted as fairfetch's runs in WAL mode (the engine switches only
+    new ones itself, so that another program's file is refused as it is). One read when it
+    already does; a copy restored from a backup in another mode is switched here."""
+    if engine.dialect.name != "sqlite" or engine.url.database in (None, "", ":memory:"):
+        return
+    with engine.connect() as conn:
+        if conn.exec_driver_sql("PRAGMA journal_mode").scalar() != "wal":
+            conn.exec_driver_sql("PRAGMA journal_mode=WAL")
 
 
 def _upgrade_sqlite(engine: sa.Engine) -> None:
