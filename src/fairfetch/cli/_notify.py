@@ -23,6 +23,7 @@ from fairfetch.cli._app import (
     settings_of,
     store_of,
 )
+from fairfetch.errors import InputError
 
 notify_app = typer.Typer(
     name="notify",
@@ -59,10 +60,16 @@ def subscribe(
     email: Annotated[str, typer.Argument(help="The reader's email address")],
     feed_url: Annotated[str, typer.Argument(help="The feed (URL, or id in the directory)")],
     mode: Annotated[str, typer.Option(help="realtime | daily | weekly")] = "realtime",
-    hour: Annotated[int, typer.Option(help="Digest hour, reader's local time (0-23)")] = 8,
+    # No defaults here: given with a mode that has no digest they would be dropped silently
+    # (a daily reader re-subscribing with only --hour 9 became realtime), so they are refused.
+    hour: Annotated[
+        int | None,
+        typer.Option(help="Digest hour, reader's local time (0-23; daily/weekly, default 8)"),
+    ] = None,
     weekday: Annotated[
-        str, typer.Option(help="Weekly digest day: mon … sun (or 0 = Monday … 6)")
-    ] = "mon",
+        str | None,
+        typer.Option(help="Weekly digest day: mon … sun (or 0 = Monday … 6; default mon)"),
+    ] = None,
     tz: Annotated[str | None, typer.Option(help="Reader's time zone (IANA name)")] = None,
     only: Annotated[
         str | None, typer.Option("--only", help="Only these categories (comma-separated)")
@@ -77,6 +84,10 @@ def subscribe(
     from fairfetch.notify.service import send_due as _send_due
     from fairfetch.notify.subscriptions import SubscriptionRequest, request_subscription
 
+    if hour is not None and mode == "realtime":
+        raise InputError("--hour", "only with --mode daily or weekly (realtime mails each item)")
+    if weekday is not None and mode in ("realtime", "daily"):
+        raise InputError("--weekday", f"only with --mode weekly (not {mode})")
     settings = settings_of(ctx)
     store = store_of(ctx)
     req = SubscriptionRequest.build(
