@@ -161,7 +161,7 @@ class _Crawl:
         self.built_tasks: set[asyncio.Task[None]] = set()
         self.built_pending: set[asyncio.Future[Built]] = set()
         self.built_error: BaseException | None = None
-        self.sitemaps_meta = ""
+        self.robots_row: tuple[str, int | None, str, str | None] | None = None
 
     # --- probes ------------------------------------------------------------------------------
     def _probe_limit(self, host: str) -> int:
@@ -307,31 +307,44 @@ class _Crawl:
             await self.pacer.wait()
             yield
 
-    async def _robots_and_sitemaps(self) -> list[str]:
+    async def _robots(self) -> list[str] | None:
+        """Fetch robots.txt and apply it (its crawl-delay paces every page that follows); the
+        sitemap files to read, or None when a resumed crawl file already holds them."""
         if self.options.resume:
             row = self.cf.conn.execute("SELECT body FROM robots").fetchone()
             if row is not None:
                 self._apply_robots(row[0] or "")
-                return [u for u in self.cf.sitemap_url_list() if self.scope.contains(u)]
+                return None
         origin = self.start_url.split("/", 3)
         base = f"{origin[0]}//{origin[2]}"
         robots_url = base + "/robots.txt"
         async with self.site_slots:
             res = await self.fetcher.fetch(robots_url)
         body = res.body.decode("utf-8", "replace") if res.ok else ""
-        await self.sink.put(
-            "robots",
-            (robots_url, res.status, body, f"{res.error_kind}: {res.error_detail}"
-             if res.error_kind else None),
-        )
+        self.robots_row = (
+            robots_url, res.status, body,
+            f"{res.error_kind}: {res.error_detail}" if res.error_kind else None,
+        )  # fmt: skip
         sitemap_files = self._apply_robots(body) if body else []
+        return sitemap_files or [base + "/sitemap.xml"]
+
+    async def _sitemaps(self, sitemap_files: list[str] | None) -> list[str]:
+        """The site's URLs its sitemaps list, read while the pages are crawled: they are needed
+        only when the links run out (the URLs no link reached are the last level) and at the
+        end (``in_sitemap``). ~0.1 s of fetching and parsing at 10,000 URLs no longer holds
+        the first page back."""
+        if sitemap_files is None:
+            return [u for u in self.cf.sitemap_url_list() if self.scope.contains(u)]
+        urls = await self._read_sitemaps(sitemap_files) if self.options.use_sitemaps else []
         # Whether the sitemaps were read: "none found" and "not looked for" read differently.
-        # Written by _crawl once the writer is idle (one writer at a time).
-        self.sitemaps_meta = "read" if self.options.use_sitemaps else "skipped"
-        if not self.options.use_sitemaps:
-            return []
-        if not sitemap_files:
-            sitemap_files = [base + "/sitemap.xml"]
+        read = "read" if self.options.use_sitemaps else "skipped"
+        await self.sink.put("meta", ("sitemaps", read))
+        # Last, after every sitemap row: a crawl file that holds its robots.txt holds its
+        # sitemaps too (writes are applied in order), which is what a resumed crawl reads.
+        await self.sink.put("robots", self.robots_row)
+        return urls
+
+    async def _read_sitemaps(self, sitemap_files: list[str]) -> list[str]:
         urls: list[str] = []
         seen_urls: set[str] = set()
         seen_files: set[str] = set()
@@ -592,10 +605,17 @@ class _Crawl:
             await self._register_probe(url, "redirect")
 
     async def _crawl(self) -> None:
-        sitemap_urls = await self._robots_and_sitemaps()
-        await self._flush()
-        if self.sitemaps_meta:
-            self.cf.set_meta(sitemaps=self.sitemaps_meta)
+        sitemaps = asyncio.create_task(self._sitemaps(await self._robots()))
+        try:
+            await self._crawl_levels(sitemaps)
+        finally:
+            if not sitemaps.done():
+                sitemaps.cancel()
+            # Its outcome retrieved either way (a failure of its own is raised by the await
+            # in _crawl_levels; one after the crawl failed would be logged as never retrieved).
+            await asyncio.gather(sitemaps, return_exceptions=True)
+
+    async def _crawl_levels(self, sitemaps: asyncio.Task[list[str]]) -> None:
         sitemap_level_done = False
         if self.options.resume and self._load_state():
             level = max(lvl for _, _, lvl, _, _ in self.cf.pages_index())
@@ -614,7 +634,11 @@ class _Crawl:
                 left = self.cf.conn.execute(
                     "SELECT 1 FROM pages WHERE state='queued' LIMIT 1"
                 ).fetchone()
-                if left or next_urls or any(u not in self.page_ids for u in sitemap_urls):
+                if (
+                    left
+                    or next_urls
+                    or any(u not in self.page_ids for u in await sitemaps)
+                ):
                     self.stats.cut_short = "max_pages"
                 return
             depth = current.depth
@@ -630,7 +654,7 @@ class _Crawl:
                 next_urls = []
             if not next_urls and not sitemap_level_done:
                 sitemap_level_done = True
-                leftovers = [u for u in sitemap_urls if u not in self.page_ids]
+                leftovers = [u for u in await sitemaps if u not in self.page_ids]
                 if leftovers:
                     level += 1
                     current = await self._queue_level(

@@ -228,9 +228,9 @@ class CrawlFile:
 
         Kinds: ``queue`` (rows for _QUEUE_SQL), ``page`` (a PageWrite tuple), ``redirect``,
         ``external`` (register), ``external_result``, ``image_result``, ``resource_result``,
-        ``robots``, ``sitemap``, ``sitemap_urls``. Grouping by statement lets executemany do
-        the work; the order of kinds inside a batch does not matter because every statement is
-        an upsert on its own unique index.
+        ``robots``, ``sitemap``, ``sitemap_urls``, ``meta`` (key, value). Grouping by statement
+        lets executemany do the work; the order of kinds inside a batch does not matter because
+        every statement is an upsert on its own unique index.
         """
         grouped: dict[str, list[Any]] = {}
         for kind, payload in ops:
@@ -267,13 +267,15 @@ class CrawlFile:
             "kind=excluded.kind, url_count=excluded.url_count, error=excluded.error",
             "sitemap_urls": "INSERT INTO sitemap_urls(url, sitemap) VALUES (?,?) "
             "ON CONFLICT(url) DO NOTHING",
+            "meta": "INSERT INTO meta(key, value) VALUES (?,?) "
+            "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
         }
         # Statement order: parents before children (queue before page updates, assets before
         # the pairs that name them) so one batch is self-consistent.
         order = [
             "queue", "images", "resources", "page", "links", "page_images", "page_resources",
             "redirect", "external", "external_result", "image_result", "resource_result",
-            "robots", "sitemap", "sitemap_urls",
+            "robots", "sitemap", "sitemap_urls", "meta",
         ]  # fmt: skip
         conn = self.conn
         conn.execute("BEGIN")
