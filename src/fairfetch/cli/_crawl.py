@@ -120,12 +120,19 @@ def print_summary(summary: CrawlSummary) -> None:
         f"due {d['due']}: [green]ok {d['ok']}[/green], not modified {d['not_modified']}, "
         f"[yellow]throttled {d['throttled']}[/yellow], [red]failed {d['failed']}[/red]"
         + (f", outage {d['outage']}" if d["outage"] else "")
-        + (f", skipped {d['skipped']}" if d["skipped"] else "")
+        + (f", skipped {sum(d['skipped'].values())}" if d["skipped"] else "")
         + f"; {d['new_entries']} new entries in {d['elapsed_seconds']} s",
         highlight=False,
     )
     if d["errors"]:
         console.print("errors by kind: " + ", ".join(f"{k} {v}" for k, v in d["errors"].items()))
+    if d["skipped"]:
+        # Reasons are words ("deferred (key paused)"): printed as such, never as a Python dict.
+        console.print(
+            "skipped by reason: " + ", ".join(f"{k} {v}" for k, v in d["skipped"].items()),
+            highlight=False,
+            markup=False,
+        )
 
 
 @app.command("stats")
