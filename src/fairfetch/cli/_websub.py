@@ -106,10 +106,21 @@ def websub_stats_cmd(
     if as_json:
         print_json(stats)
         return
-    for key in ("received", "accepted", "rejected", "ignored", "retried", "gone", "unknown"):
-        console.print(f"{key:>9}: {stats[key]}", highlight=False)
-    console.print(f"    queue: {stats['queue']}", highlight=False)
-    console.print(f"    subs : {stats['subscriptions']}", highlight=False)
+    # What --json says, in words: counts by name, never a Python dict, and nothing left out (a
+    # bucket this code does not know, "other", is there to be seen).
+    def counts(by_name: dict[str, int], empty: str) -> str:
+        return ", ".join(f"{k} {v}" for k, v in sorted(by_name.items())) or empty
+
+    lines = [(key, str(stats[key])) for key in
+             ("received", "accepted", "rejected", "ignored", "retried", "gone", "unknown")]
+    if stats["rejected_by_reason"]:
+        lines[2] = ("rejected", f"{stats['rejected']} ({counts(stats['rejected_by_reason'], '')})")
+    if stats.get("other"):
+        lines.append(("other", counts(stats["other"], "")))
+    lines.append(("queue", counts(stats["queue"], "empty")))
+    lines.append(("subscriptions", counts(stats["subscriptions"], "none")))
+    for key, value in lines:
+        console.print(f"{key:>13}: {value}", highlight=False, markup=False)
 
 
 def _service_run(ctx: typer.Context, work: Any) -> Any:
