@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from fairfetch.cli._app import (
+    _utc,
     app,
     console,
     err_console,
@@ -73,9 +74,12 @@ def websub_list(
     table = Table("id", "feed", "hub", "state", "lease expires", "note")
     table.columns[1].overflow = "fold"  # an address is folded, never cut
     table.columns[2].overflow = "fold"  # an address is folded, never cut
+    table.columns[4].overflow = "fold"  # a time is folded, never cut to its day
     table.columns[5].overflow = "fold"  # so is a hub's reason or our error
     for r in rows:
-        expires = r["lease_expires_at"].isoformat() if r["lease_expires_at"] else "-"
+        # UTC, spelled as --json spells it (SQLite hands back naive UTC), to the second.
+        lease = _utc(r["lease_expires_at"])
+        expires = lease.strftime("%Y-%m-%dT%H:%M:%SZ") if lease else "-"
         note = r["denied_reason"] or r["last_error"] or ""
         table.add_row(str(r["id"]), plain(r["feed"] or "(removed)"), plain(r["hub"]), r["state"],
                       expires, plain(note))
