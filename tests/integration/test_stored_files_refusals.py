@@ -13,19 +13,34 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from fairfetch.store import open_store
+
 SECRET = "s3cret-pw"
+FEED = "http://127.0.0.2:9/feed"
 
 
 def _fairfetch(*args: str, user: str | None = None) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "fairfetch", *args]
     if user is not None:
         command = ["setpriv", "--reuid", user, "--regid", user, "--clear-groups", *command]
-    return subprocess.run(command, capture_output=True, text=True, check=False,
-                          env={**os.environ, "FAIRFETCH_DB": ""})
+    # Loopback only, and not even there: a feed URL on 127.0.0.2 is refused by the perimeter.
+    env = {**os.environ, "FAIRFETCH_DB": "", "FAIRFETCH_ALLOW_NETWORKS": "127.0.0.1/32",
+           "FAIRFETCH_RESOLVE": ""}
+    return subprocess.run(command, capture_output=True, text=True, check=False, env=env)
+
+
+def _store_with_a_feed(path: Path) -> None:
+    """A store in use, made without the network (``feeds add`` would fetch the feed)."""
+    store = open_store(f"sqlite:///{path}")
+    try:
+        store.add_feed(FEED, now=datetime(2026, 11, 30, tzinfo=UTC), politeness_key="127.0.0.2")
+    finally:
+        store.close()
 
 
 def _refused(proc: subprocess.CompletedProcess[str], *named: str) -> str:
@@ -127,7 +142,7 @@ def _other_user() -> str | None:
     return "65534"
 
 
-@pytest.mark.parametrize("args", [["feeds", "list"], ["feeds", "add", "https://b.example/f"]])
+@pytest.mark.parametrize("args", [["feeds", "list"], ["feeds", "add", "http://127.0.0.2:9/b"]])
 def test_stored_files_read_only_store_is_refused_naming_it_and_left_untouched(
     tmp_path: Path, args: list[str]
 ) -> None:
@@ -138,8 +153,7 @@ def test_stored_files_read_only_store_is_refused_naming_it_and_left_untouched(
     home = tmp_path / "ro"
     home.mkdir()
     path = home / "fairfetch.db"
-    made = _fairfetch("--db", f"sqlite:///{path}", "feeds", "add", "https://a.example/feed")
-    assert made.returncode == 0, made.stderr
+    _store_with_a_feed(path)
     for extra in home.glob("fairfetch.db-*"):
         extra.unlink()  # a clean shutdown leaves the database file alone
     path.chmod(0o444)
@@ -158,15 +172,14 @@ def test_stored_files_fairfetch_store_restored_in_rollback_mode_runs_in_wal_agai
     """The other side of leaving foreign files alone: our own store, copied back from a backup
     in rollback-journal mode, is switched to WAL again (readers never block the writer)."""
     path = tmp_path / "fairfetch.db"
-    made = _fairfetch("--db", f"sqlite:///{path}", "feeds", "add", "https://a.example/feed")
-    assert made.returncode == 0, made.stderr
+    _store_with_a_feed(path)
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA journal_mode=DELETE").fetchone() == ("delete",)
     conn.close()
 
     listed = _fairfetch("--db", f"sqlite:///{path}", "feeds", "list", "--json")
     assert listed.returncode == 0, listed.stderr
-    assert "https://a.example/feed" in listed.stdout
+    assert FEED in listed.stdout
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     conn.close()
