@@ -4,7 +4,8 @@ Order of authority: a byte-order mark, then the HTTP charset, then the XML decla
 UTF-8 (RFC 7303 puts the transport first, and a BOM cannot be there by accident). A claim that the
 bytes contradict is overruled, and the overruling is written in ``problems``: feeds declared
 UTF-8 but written in Windows-1252 are common, and so are feeds declared ISO-8859-1 whose bytes are
-UTF-8. ISO-8859-1 is read as Windows-1252, as browsers do, since the C1 range is never meant.
+UTF-8. Labels are read as browsers read them (``fairfetch.charsets``: ISO-8859-1 as
+Windows-1252, since the C1 range is never meant; Shift_JIS as Windows-31J...).
 
 HTML named entities (``&nbsp;``, ``&eacute;``), which XML does not define, are rewritten as
 character references so they survive the entity-free parser. The document is handed to lxml as
@@ -17,20 +18,16 @@ import codecs
 import html.entities
 import re
 from collections.abc import Mapping
-from functools import lru_cache
+
+from fairfetch.charsets import charset_of, codec_for
 
 __all__ = ["http_charset", "repair_references", "strip_doctype", "to_utf8"]
 
 _DECL = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:\-]+)["']""")
-_CHARSET = re.compile(r"""charset\s*=\s*["']?([A-Za-z0-9._:\-]+)""", re.IGNORECASE)
 _CONTROL_BYTES = bytes([*range(0, 9), 11, 12, *range(14, 32)])
 _ENTITY = re.compile(rb"&([A-Za-z][A-Za-z0-9]{1,31});")
 _XML_ENTITIES = frozenset({b"amp", b"lt", b"gt", b"quot", b"apos"})
 _NON_ASCII_UTF8 = re.compile(rb"[\xc2-\xf4][\x80-\xbf]")
-
-_ALIASES = {"iso-8859-1": "cp1252", "latin-1": "cp1252", "latin1": "cp1252",
-            "us-ascii": "cp1252", "ascii": "cp1252", "iso8859-1": "cp1252"}
-
 
 def _html_entity_ref(m: re.Match[bytes]) -> bytes:
     name = m.group(1)
@@ -55,22 +52,7 @@ def http_charset(headers: Mapping[str, str] | None) -> str | None:
             break
     if not ctype:
         return None
-    return _charset_of(ctype)
-
-
-@lru_cache(maxsize=256)  # a handful of Content-Type values across a whole crawl
-def _charset_of(ctype: str) -> str | None:
-    m = _CHARSET.search(ctype)
-    return m.group(1).lower() if m else None
-
-
-@lru_cache(maxsize=256)
-def _normal(name: str) -> str | None:
-    try:
-        canonical = codecs.lookup(name).name
-    except LookupError:
-        return None
-    return _ALIASES.get(canonical, _ALIASES.get(name.lower(), canonical))
+    return charset_of(ctype)
 
 
 def _bom(data: bytes) -> tuple[str | None, int]:
@@ -119,7 +101,7 @@ def to_utf8(
             candidates.append((bom, "byte-order mark"))
         declared_http = http_charset(headers)
         if declared_http:
-            enc = _normal(declared_http)
+            enc = codec_for(declared_http)
             if enc:
                 candidates.append((enc, "HTTP charset"))
             else:
@@ -127,7 +109,7 @@ def to_utf8(
         m = _DECL.match(data[:200])
         if m:
             name = m.group(1).decode("ascii")
-            enc = _normal(name)
+            enc = codec_for(name)
             if enc:
                 candidates.append((enc, "XML declaration"))
             else:

@@ -50,3 +50,33 @@ def test_feeds_encoding_html_entities_in_xml() -> None:
     feed = parse_feed(data)
     assert feed.title == "a\u00a0é…"
     assert feed.entries[0].summary == "&nbsp; stays"  # CDATA is the publisher's text
+
+
+# Labels read as browsers read them (WHATWG): the superset the bytes on the web are written in.
+# Each title uses a character only the superset has (NEC kanji, Windows-949 and GB18030
+# extensions, Windows-1254 curly quotes in the C1 range).
+@pytest.mark.parametrize(("label", "codec", "title"), [
+    ("Shift_JIS", "cp932", "第①章 ～ 髙橋"),
+    ("EUC-KR", "cp949", "똠방각하"),
+    ("GB2312", "gb18030", "€ 和 𠀀"),
+    ("ISO-8859-9", "cp1254", "“Türkçe” — €"),
+])
+def test_feeds_encoding_labels_read_as_their_web_superset(
+    label: str, codec: str, title: str
+) -> None:
+    data = (
+        f'<?xml version="1.0" encoding="{label}"?>'
+        f"<rss version='2.0'><channel><title>{title}</title></channel></rss>"
+    ).encode(codec)
+    for headers in (None, {"Content-Type": f"application/rss+xml; charset={label}"}):
+        feed = parse_feed(data, None, headers)
+        assert feed.title == title, headers
+        assert not any("replaced" in p for p in feed.problems)
+
+
+def test_feeds_encoding_a_binary_codec_name_is_no_charset() -> None:
+    """"base64" names a Python codec, not a charset: an unknown declaration, read as UTF-8."""
+    data = doc("base64").encode("utf-8")
+    feed = parse_feed(data)
+    assert feed.title == TITLE
+    assert "unknown declared encoding 'base64'" in feed.problems
