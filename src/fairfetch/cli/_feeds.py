@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -67,9 +68,22 @@ def get_feed(store: SqlStore, raw: str) -> FeedRecord:
     return feed
 
 
-def _print_add_report(report: AddReport) -> int:
+def _failed_first_crawls(store: SqlStore, added: list[str]) -> list[FeedRecord]:
+    """The added feeds whose first crawl (the add's own GET) failed: added all the same, since
+    failed feeds are data and are tried again, but a mistyped URL must not look healthy."""
+    found = (store.find_feed(url) for url in added)
+    return [f for f in found if f is not None and f.status in ("error", "dead")]
+
+
+def _print_add_report(report: AddReport, failed_first: Sequence[FeedRecord] = ()) -> int:
     for url in report.added:
         console.print(f"[green]added[/green] {escape(url)}", highlight=False)
+    for feed in failed_first:
+        err_console.print(
+            f"[yellow]first crawl failed[/yellow] {escape(feed.url)}: "
+            f"{escape(feed.last_error or feed.status)} (added, status {feed.status})",
+            highlight=False,
+        )
     for url in report.existing:
         console.print(f"[dim]exists[/dim] {escape(url)}", highlight=False)
     for site, links in report.discovered.items():
@@ -94,7 +108,8 @@ def _add(ctx: typer.Context, urls: list[str]) -> int:
             return await crawler.add(urls)
 
     try:
-        return _print_add_report(asyncio.run(go()))
+        report = asyncio.run(go())
+        return _print_add_report(report, _failed_first_crawls(store, report.added))
     finally:
         store.close()
 
