@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from selectolax.lexbor import LexborHTMLParser
 
+from fairfetch.audit.encoding import html_as_utf8
 from fairfetch.audit.sketch import SKETCH_SIZE, _sketch, sketch_similarity
 from fairfetch.audit.urls import origin_of, resolve_link
 
@@ -115,8 +116,20 @@ def srcset_urls(value: str) -> list[str]:
     return out
 
 
+#: HTML's white space (ASCII only): what browsers collapse in a title or a link's text.
+_HTML_SPACE = re.compile(r"[ \t\n\f\r]+")
+
+
+def _squash(text: str) -> str:
+    """Runs of HTML white space as one space. An ideographic space (U+3000) or a no-break space
+    is text, kept as written: browsers show it, and it is a full em of a CJK title's width."""
+    if text.isascii():
+        return " ".join(text.split())
+    return _HTML_SPACE.sub(" ", text).strip(" ")
+
+
 def _text(node: object) -> str:
-    return " ".join(node.text(separator=" ", strip=True).split())  # type: ignore[attr-defined]
+    return _squash(node.text(separator=" ", strip=True))  # type: ignore[attr-defined]
 
 
 def _in_svg_or_math(node: Any) -> bool:
@@ -132,9 +145,12 @@ def _in_svg_or_math(node: Any) -> bool:
     return False
 
 
-def extract_page(body: bytes, url: str) -> PageFacts:
-    """Parse one HTML page. Never raises on bad markup (lexbor recovers like a browser)."""
+def extract_page(body: bytes, url: str, content_type: str | None = None) -> PageFacts:
+    """Parse one HTML page, in the encoding a browser would read it in (``content_type``: the
+    HTTP header, whose charset comes before the page's own). Never raises on bad markup
+    (lexbor recovers like a browser)."""
     facts = PageFacts()
+    body = html_as_utf8(body, content_type)
     tree = LexborHTMLParser(body)
     root = tree.root
     if root is None:
@@ -309,7 +325,7 @@ def extract_page(body: bytes, url: str) -> PageFacts:
                 Link,
                 (
                     target,
-                    " ".join(node.text(separator=" ", strip=True).split()),
+                    _squash(node.text(separator=" ", strip=True)),
                     a_rel.strip().lower() if a_rel else "",
                     region_of.get(node.mem_id, "content"),
                     "a",

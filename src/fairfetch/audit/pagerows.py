@@ -87,7 +87,7 @@ class PageRowBuilder:
                 nowhere = f"{status} without a Location header"
         facts = None
         if status == 200 and is_html(ctype) and f.body:
-            facts = self.extract(f.body, url)
+            facts = self.extract(f.body, url, ctype)
         x_robots = headers.get("x-robots-tag")
         canonical = facts.canonicals[0] if facts and facts.canonicals else None
         ok, why = indexability(

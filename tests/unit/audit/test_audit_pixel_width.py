@@ -53,3 +53,10 @@ def test_audit_emoji_sequence_is_one_glyph_and_accents_add_no_width() -> None:
     assert text_width_px(nfd, TITLE_PX) == text_width_px(nfc, TITLE_PX)
     # An accented letter is as wide as its letter.
     assert text_width_px("é", 1000) == text_width_px("e", 1000)
+
+
+def test_audit_no_break_space_is_as_wide_as_a_space() -> None:
+    """``&nbsp;`` stays in a title as written (browsers show it); it is a space's width, not an
+    average letter's."""
+    assert text_width_px("Home\xa0page", 20) == text_width_px("Home page", 20)
+    assert text_width_px("a\u3000b", 20) == text_width_px("ab", 20) + 20  # a full em

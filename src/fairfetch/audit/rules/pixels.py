@@ -31,7 +31,15 @@ _ASCII = {chr(i): _WIDTHS.get(chr(i), _DEFAULT) for i in range(128)}
 _SEEN: dict[str, int] = {}
 
 
+#: Spaces that are not ASCII: a no-break space (``&nbsp;``, kept as written in titles) is a
+#: space's width, the en and em spaces half and a whole em, the thin ones a fifth.
+_SPACES = {"\xa0": 278, "\u2002": 500, "\u2003": 1000, "\u2009": 200, "\u202f": 200}
+
+
 def _width(ch: str) -> int:
+    space = _SPACES.get(ch)
+    if space is not None:
+        return space
     if unicodedata.category(ch) in ("Mn", "Me", "Cf"):
         return 0  # combining accents, variation selectors, ZWJ, soft hyphen
     if "\U0001f3fb" <= ch <= "\U0001f3ff":
