@@ -155,6 +155,13 @@ def _utc(value: Any) -> Any:
     return value
 
 
+def utc_text(value: datetime, *, to: str = "seconds") -> str:
+    """A time for a text view, in UTC and spelled as --json spells it (``…Z``), to the second
+    or the minute (``to="minutes"``): a bare ``17:48`` reads as local time to most readers."""
+    value = _utc(value)
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ" if to == "seconds" else "%Y-%m-%dT%H:%MZ")
+
+
 def plain(value: object) -> Text:
     """A table cell holding data (a title, a URL, an error): never read as rich markup, so a
     feed titled ``[/b]`` neither vanishes nor crashes the listing."""

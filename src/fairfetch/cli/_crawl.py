@@ -19,6 +19,7 @@ from fairfetch.cli._app import (
     print_json,
     settings_of,
     store_of,
+    utc_text,
 )
 from fairfetch.crawl import Crawler, CrawlSummary, FeedResult, utcnow
 from fairfetch.errors import InputError
@@ -175,7 +176,7 @@ def print_stats(data: dict[str, Any]) -> None:
             th.add_row(row["key"], str(row["throttles"]))
         console.print(th)
     q = data["queue"]
-    oldest = f", oldest due {q['oldest_due_at']}" if q["oldest_due_at"] else ""
+    oldest = f", oldest due {utc_text(q['oldest_due_at'])}" if q["oldest_due_at"] else ""
     console.print(f"queue: {q['due']} due{oldest}, {q['next_hour']} in the next hour")
 
 

@@ -22,6 +22,7 @@ from fairfetch.cli._app import (
     print_json,
     settings_of,
     store_of,
+    utc_text,
 )
 from fairfetch.errors import InputError
 
@@ -253,6 +254,7 @@ def outbox(
         return
     table = Table("id", "kind", "to", "status", "due", "attempts", "subject / error")
     table.columns[2].overflow = "fold"  # an address is folded, never cut
+    table.columns[4].overflow = "fold"  # a time too
     table.columns[6].overflow = "fold"  # so is the server's reason for a failure
     for r in rows:
         table.add_row(
@@ -260,7 +262,7 @@ def outbox(
             r["kind"],
             plain(r["email"]),
             r["status"],
-            r["due_at"].strftime("%Y-%m-%d %H:%M"),
+            utc_text(r["due_at"], to="minutes"),
             str(r["attempts"]),
             plain(r["subject"] or r["last_error"] or ""),
         )
