@@ -45,7 +45,7 @@ from fairfetch.crawl.urls import normalize_feed_url
 from fairfetch.crawl.workers import shareable as _shareable
 from fairfetch.crawl.workers import warm_up as _warm_up
 from fairfetch.crawl.workers import write_in_child as _write_in_child
-from fairfetch.errors import InvalidURLError
+from fairfetch.errors import FairfetchError, InvalidURLError
 from fairfetch.feeds.discover import declared_feed_links, guessed_feed_urls, looks_like_html
 from fairfetch.feeds.model import Feed
 from fairfetch.feeds.parse import parse_feed
@@ -920,10 +920,20 @@ class Crawler:
                 else:
                     written = await asyncio.to_thread(self.store.write, writes, self.settings)
             except Exception as exc:
-                log.exception("writing %d crawl results failed", len(batch))
+                if isinstance(exc, FairfetchError):
+                    # The database refused (StoreError): its message is the whole story, on
+                    # one line; the traceback, with the statement and the batch's rows (every
+                    # stored field of every entry), is for a debug log only.
+                    log.error("writing %d crawl results failed: %s", len(batch), exc)
+                    log.debug("the refused write", exc_info=exc)
+                else:  # a bug of ours: loud, with its traceback
+                    log.exception("writing %d crawl results failed", len(batch))
                 for _w, job, _ids in batch:
                     if job is not None and not job.future.done():
                         job.future.set_exception(exc)
+                        # Reported above and raised to the pass (at its first such result):
+                        # not once more per feed when the futures nobody awaited are collected.
+                        job.future.exception()
                     queue.task_done()
                 continue
             if self.robots_backing.pending:

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 
+from fairfetch.errors import FairfetchError
 from fairfetch.net.robots import RobotsCopy
 from fairfetch.store import SqlStore
 from fairfetch.store.robots_repo import (
@@ -56,8 +57,8 @@ class StoreRobotsBacking:
             return
         try:
             found = await asyncio.to_thread(load_robots_many, self.store, wanted)
-        except Exception:  # a cache: the point reads will try again
-            log.warning("reading %d stored robots.txt copies failed", len(wanted), exc_info=True)
+        except Exception as exc:  # a cache: the point reads will try again
+            _warn(exc, f"reading {len(wanted)} stored robots.txt copies failed")
             return
         for origin in wanted:
             self._known[origin] = found.get(origin)
@@ -86,6 +87,16 @@ class StoreRobotsBacking:
 
         try:
             return await asyncio.to_thread(work)
-        except Exception:  # a cache: losing it costs requests, not data
-            log.warning("saving %d robots.txt copies failed", len(copies), exc_info=True)
+        except Exception as exc:  # a cache: losing it costs requests, not data
+            _warn(exc, f"saving {len(copies)} robots.txt copies failed")
             return 0
+
+
+def _warn(exc: Exception, what: str) -> None:
+    """A refusal of the database (StoreError) is one line, its traceback for a debug log; any
+    other exception is a bug of ours and keeps its traceback."""
+    if isinstance(exc, FairfetchError):
+        log.warning("%s: %s", what, exc)
+        log.debug("the refused robots.txt cache access", exc_info=exc)
+    else:
+        log.warning("%s", what, exc_info=exc)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, ParamSpec, TypeVar, cast
@@ -41,6 +42,35 @@ def db_reason(exc: sa.exc.DBAPIError) -> str:
     return type(exc.orig).__name__ if exc.orig is not None else type(exc).__name__
 
 
+def _locked(exc: sa.exc.DBAPIError) -> bool:
+    """SQLite gave up waiting for another connection's lock (its busy timeout ran out)."""
+    return isinstance(exc.orig, sqlite3.OperationalError) and db_reason(exc).startswith(
+        ("database is locked", "database table is locked")
+    )
+
+
+def _database(args: Any, kwargs: Any) -> str | None:
+    """The database a store function works on, from its arguments (the store it is a method
+    of or is given, an engine, a connection), its password masked; None when none is there."""
+    for value in (*args, *kwargs.values()):
+        engine = getattr(value, "engine", value)
+        if isinstance(engine, sa.Engine):
+            return engine.url.render_as_string(hide_password=True)
+    return None
+
+
+def _reason(exc: sa.exc.DBAPIError, args: Any = (), kwargs: Any = None) -> str:
+    """The database's reason; for SQLite's "database is locked", which file and why: the
+    message then says what to look for (another process, or a program holding it open in a
+    transaction), where the bare words named neither."""
+    reason = db_reason(exc)
+    if _locked(exc):
+        where = _database(args, kwargs or {})
+        holder = f"{where} was" if where else "it was"
+        reason += f" ({holder} kept busy by another connection for longer than fairfetch waits)"
+    return reason
+
+
 def _describe(doing: Doing, sig: inspect.Signature, args: Any, kwargs: Any) -> str:
     try:
         bound = sig.bind(*args, **kwargs)
@@ -59,7 +89,9 @@ def refused(doing: Doing) -> Callable[[Callable[P, R]], Callable[P, R]]:
         sig = inspect.signature(fn)
 
         def translated(exc: sa.exc.DBAPIError, args: Any, kwargs: Any) -> StoreError:
-            return StoreError(f"store: {_describe(doing, sig, args, kwargs)}: {db_reason(exc)}")
+            return StoreError(
+                f"store: {_describe(doing, sig, args, kwargs)}: {_reason(exc, args, kwargs)}"
+            )
 
         if inspect.isgeneratorfunction(fn):
 
@@ -91,7 +123,7 @@ def refusing(doing: str) -> Iterator[None]:
     try:
         yield
     except sa.exc.DBAPIError as exc:
-        raise StoreError(f"store: {doing}: {db_reason(exc)}") from exc
+        raise StoreError(f"store: {doing}: {_reason(exc)}") from exc
 
 
 __all__ = ["db_reason", "refused", "refusing"]
