@@ -183,3 +183,13 @@ def test_stored_files_fairfetch_store_restored_in_rollback_mode_runs_in_wal_agai
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
     conn.close()
+
+
+@pytest.mark.parametrize("query", ["timeout=abc", "check_same_thread=maybe"])
+def test_stored_files_sqlite_url_with_a_bad_option_is_named_and_creates_nothing(
+    tmp_path: Path, query: str
+) -> None:
+    url = f"sqlite:///{tmp_path}/fairfetch.db?{query}"
+    err = _refused(_fairfetch("--db", url, "feeds", "list"), url)
+    assert query.split("=")[0] in err, err
+    assert list(tmp_path.iterdir()) == []

@@ -51,6 +51,16 @@ def _unparsed_shown(url: str) -> str:
     return _UNPARSED_PASSWORD.sub(r"\1:***@", url, count=1)
 
 
+def _built(parsed: sa.URL, **kwargs: Any) -> sa.Engine:
+    """SQLAlchemy reads the URL's options (``?timeout=``, ``?check_same_thread=``) as it builds
+    the engine: a value it cannot read is the user's input, named, not a traceback."""
+    try:
+        return sa.create_engine(parsed, **kwargs)
+    except (ValueError, TypeError, sa.exc.ArgumentError) as exc:
+        shown = parsed.render_as_string(hide_password=True)
+        raise ConfigError(f"database URL {shown!r}: an option in it is not valid ({exc})") from None
+
+
 def create_engine(url: str, **kwargs: Any) -> sa.Engine:
     try:
         parsed = sa.make_url(url)
@@ -60,7 +70,7 @@ def create_engine(url: str, **kwargs: Any) -> sa.Engine:
     if parsed.drivername not in _DRIVERS.get(backend, ()):
         backend = ""  # refused below, naming the URL
     if backend == "sqlite":
-        engine = sa.create_engine(parsed, **kwargs)
+        engine = _built(parsed, **kwargs)
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -81,7 +91,7 @@ def create_engine(url: str, **kwargs: Any) -> sa.Engine:
         if parsed.drivername == "postgresql":
             parsed = parsed.set(drivername="postgresql+psycopg")
         kwargs.setdefault("pool_pre_ping", True)
-        return sa.create_engine(parsed, **kwargs)
+        return _built(parsed, **kwargs)
     # Named with its password masked: the message reaches terminals and logs.
     shown = parsed.render_as_string(hide_password=True)
     raise ConfigError(
