@@ -130,7 +130,7 @@ class Crawler:
         self._outage_recorded = False
         #: Completions waiting for a fetch of their own after their handler's slot was freed.
         self._after_slot_tasks: set[asyncio.Task[None]] = set()
-        #: The politeness keys this crawler's pass holds against other passes on the store.
+        #: The politeness keys the running pass holds against other passes on the store.
         self._claims: KeyClaims | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -176,9 +176,6 @@ class Crawler:
                     await self._writer_task
             self._dispatcher = None
         await self.robots_backing.flush()
-        if self._claims is not None:
-            await asyncio.to_thread(self._claims.close)
-            self._claims = None
         if self._own_fetcher and self._fetcher is not None:
             await self._fetcher.aclose()
             self._fetcher = None
@@ -215,8 +212,9 @@ class Crawler:
         summary = CrawlSummary()
         futures: list[asyncio.Future[FeedResult]] = []
         page: list[FeedRecord] = []
-        if self._claims is None:
-            self._claims = await asyncio.to_thread(KeyClaims, self.store)
+        # One set of claims a pass, closed with it: its connection (PostgreSQL) is the pool's,
+        # so a database restarted between passes costs one failed pass, not every later one.
+        claims = self._claims = await asyncio.to_thread(KeyClaims, self.store)
         try:
             for feed in self._stream_due(now, due):
                 page.append(feed)
@@ -229,7 +227,8 @@ class Crawler:
             await self._finish(futures, summary, on_result)
         finally:
             # Every result of the pass is written (or failed): the keys go to whoever is next.
-            await asyncio.to_thread(self._claims.release_all)
+            self._claims = None
+            await asyncio.to_thread(claims.close)
         summary.elapsed = time.monotonic() - started
         self._check_accounting(summary)
         return summary

@@ -123,10 +123,14 @@ class KeyClaims:
                         fcntl.lockf(self._fd, fcntl.LOCK_UN, 1, key_number(key))
 
     def close(self) -> None:
+        """Release every claim. The connection goes back to the pool only once its locks are
+        known to be released; otherwise it is discarded, and its locks with it."""
         try:
             self.release_all()
-        except (sa.exc.SQLAlchemyError, StoreError):  # the connection is gone, its locks too
+        except (sa.exc.SQLAlchemyError, StoreError):
             self._held = set()
+            if self._conn is not None:
+                self._conn.invalidate()
         if self._conn is not None:
             self._conn.close()
             self._conn = None

@@ -173,3 +173,49 @@ async def test_a_pass_on_a_stale_row_does_not_mark_a_feed_read_meanwhile_dead(
     assert (after.status, after.error_count) == ("ok", 0)
     assert hits["/feed"] == 1  # read once, not again on the stale row
     assert late.skipped == Counter({"crawled meanwhile by another crawler": 1})
+
+
+_HOLDER = """
+import sys
+from fairfetch.store import SqlStore
+from fairfetch.store.crawl_claims import KeyClaims
+
+claims = KeyClaims(SqlStore(sys.argv[1], migrate_schema=False))
+print(sorted(claims.claim(["platform.test", "blog.test"])), flush=True)
+sys.stdin.read()  # held until killed
+"""
+
+
+def test_concurrent_key_claims_are_exclusive_and_die_with_their_process(db_url: str) -> None:
+    from fairfetch.store.crawl_claims import KeyClaims
+
+    store = open_store(db_url)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, db_url],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    mine = KeyClaims(store)
+    try:
+        assert holder.stdout is not None
+        assert holder.stdout.readline().decode().strip() == "['blog.test', 'platform.test']"
+        # Another process holds two keys: this crawler gets only the third.
+        assert mine.claim(["platform.test", "blog.test", "other.test"]) == {"other.test"}
+        holder.kill()
+        holder.wait()
+        # Its claims went with it: nothing to wait for, no stale row to expire.
+        assert mine.claim(["platform.test", "blog.test"]) == {"platform.test", "blog.test"}
+        # Two crawlers of one process (two stores on one database) are told apart too.
+        other_store = SqlStore(db_url, migrate_schema=False)
+        second = KeyClaims(other_store)
+        assert second.claim(["platform.test", "new.test"]) == {"new.test"}
+        mine.close()
+        assert second.claim(["platform.test"]) == {"platform.test"}
+        second.close()
+        other_store.close()
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait()
+        mine.close()
+        store.close()
