@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
+import unicodedata
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -269,6 +270,22 @@ def outbox(
     console.print(table)
 
 
+def _check_publisher_name(name: str) -> None:
+    """A publisher is found by its exact name and a grant creates the one it does not find, so
+    a name that differs from the intended one only by what nobody sees (a pasted trailing
+    space, a control character) or that is blank would open another account: refused."""
+    if not name.strip():
+        raise InputError(name, "a publisher needs a name")
+    if name != name.strip():
+        raise InputError(
+            name,
+            f"publisher name with leading or trailing spaces (another account than "
+            f"{name.strip()!r}); give the name without them",
+        )
+    if any(unicodedata.category(c) == "Cc" for c in name):
+        raise InputError(name, "publisher name with a control character")
+
+
 @notify_app.command("grant")
 def grant(
     ctx: typer.Context,
@@ -292,6 +309,7 @@ def grant(
     from fairfetch.cli._feeds import get_feed
     from fairfetch.store import notify_repo as repo
 
+    _check_publisher_name(publisher)
     store = store_of(ctx)
     ids = [get_feed(store, f).id for f in feed or []]
     result = repo.grant(store, publisher, credits, _now(), feed_ids=ids, note="cli grant")
