@@ -86,6 +86,19 @@ DEFER_AFTER = 10.0
 SKIP_KEY_HELD = "another crawler holds its politeness key"
 SKIP_CRAWLED_MEANWHILE = "crawled meanwhile by another crawler"
 
+def pause_after(summary: CrawlSummary, idle: float) -> float:
+    """Seconds ``run`` waits before its next pass: a minute after an outage of ours, ``idle``
+    when the pass had nothing of its own to crawl, none when it crawled (more may be due).
+
+    Feeds left to another pass on the store (its keys held, or crawled by it meanwhile) were
+    due but not this pass's: starting again at once would spin against the store for as long
+    as that pass runs."""
+    if summary.outage:
+        return 60.0
+    others = summary.skipped[SKIP_KEY_HELD] + summary.skipped[SKIP_CRAWLED_MEANWHILE]
+    return idle if summary.due - others <= 0 else 0.0
+
+
 class Crawler:
     """Crawls feeds from a store; one instance per process (it owns the politeness slots)."""
 
@@ -318,7 +331,7 @@ class Crawler:
         try:
             while not stop.is_set():
                 summary = await self.crawl_due()
-                wait = 60.0 if summary.outage else (idle if summary.due == 0 else 0.0)
+                wait = pause_after(summary, idle)
                 if wait:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(stop.wait(), timeout=wait)

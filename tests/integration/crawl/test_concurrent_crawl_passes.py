@@ -219,3 +219,25 @@ def test_concurrent_key_claims_are_exclusive_and_die_with_their_process(db_url: 
             holder.wait()
         mine.close()
         store.close()
+
+
+def test_run_waits_after_a_pass_that_another_crawler_left_nothing_to_do() -> None:
+    """`run` starts its next pass at once while feeds were due (a full queue), and waits a
+    little when none were. Feeds it skipped because a cron `crawl --once` holds their keys
+    were due but not its to crawl: starting again at once span the loop, a pass after pass
+    of queries against the store, for as long as the other pass ran."""
+    from fairfetch.crawl.loop import SKIP_CRAWLED_MEANWHILE, SKIP_KEY_HELD, pause_after
+    from fairfetch.crawl.results import CrawlSummary
+
+    left = CrawlSummary(due=5)
+    left.skipped.update({SKIP_KEY_HELD: 4, SKIP_CRAWLED_MEANWHILE: 1})
+    assert pause_after(left, idle=5.0) == 5.0
+    busy = CrawlSummary(due=5)
+    busy.skipped[SKIP_KEY_HELD] = 4
+    busy.counts["ok"] = 1
+    assert pause_after(busy, idle=5.0) == 0.0  # it crawled: more may be due, go on
+    assert pause_after(CrawlSummary(due=0), idle=5.0) == 5.0
+    assert pause_after(CrawlSummary(due=3, counts=Counter({"ok": 3})), idle=5.0) == 0.0
+    down = CrawlSummary(due=3, outage=True)
+    down.skipped["outage"] = 3
+    assert pause_after(down, idle=5.0) == 60.0
