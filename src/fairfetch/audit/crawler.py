@@ -50,7 +50,7 @@ _MAX_SITEMAP_FILES = 50
 #: Why a URL is status-checked, most telling first: an external row shows one (``via``). A
 #: redirect destination first (its row carries the redirect's far end), then what the older
 #: alphabetical choice gave; a foreign canonical or alternate only when no page links to it.
-_VIA_ORDER = ("redirect", "image", "link", "resource", "canonical", "hreflang")
+_VIA_ORDER = ("redirect", "refresh", "image", "link", "resource", "canonical", "hreflang")
 #: sitemaps.org's limit for one sitemap, uncompressed: a .xml.gz is never inflated past it.
 SITEMAP_MAX_BYTES = 50 * 1024 * 1024
 

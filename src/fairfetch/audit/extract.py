@@ -18,7 +18,10 @@ from fairfetch.audit.encoding import html_as_utf8
 from fairfetch.audit.sketch import SKETCH_SIZE, _sketch, sketch_similarity
 from fairfetch.audit.urls import origin_of, resolve_link
 
-__all__ = ["SKETCH_SIZE", "Asset", "Link", "PageFacts", "extract_page", "sketch_similarity"]
+__all__ = [
+    "SKETCH_SIZE", "Asset", "Link", "PageFacts", "extract_page", "parse_refresh",
+    "sketch_similarity",
+]
 
 #: Regions a link can sit in; the first that contains it wins (nav inside header is "nav").
 _REGIONS = ("nav", "header", "footer", "aside")
@@ -80,6 +83,10 @@ class PageFacts:
     sketch: str = ""
     #: links not followed nor checked, by reason (``mailto``, ``javascript``, ``invalid`` …)
     skipped: dict[str, int] = field(default_factory=dict)
+    #: where the first ``<meta http-equiv="refresh">`` sends the browser, and after how many
+    #: seconds (None: no refresh, or one that reloads the page itself)
+    refresh: str | None = None
+    refresh_delay: int | None = None
 
 
 _SPACE = " \t\n\r\f"
@@ -126,6 +133,30 @@ def _squash(text: str) -> str:
     if text.isascii():
         return " ".join(text.split())
     return _HTML_SPACE.sub(" ", text).strip(" ")
+
+
+_REFRESH_TIME = re.compile(r"[ \t\n\f\r]*([0-9]*)(\.[0-9.]*)?")
+_REFRESH_URL = re.compile(
+    r"[ \t\n\f\r]*[;,]?[ \t\n\f\r]*(?:url[ \t\n\f\r]*=[ \t\n\f\r]*)?", re.IGNORECASE
+)
+
+
+def parse_refresh(content: str) -> tuple[int, str | None] | None:
+    """(seconds, URL as written or None) of a refresh's ``content``, parsed as the HTML
+    Standard's shared declarative refresh steps do; None when it is no refresh (no time)."""
+    m = _REFRESH_TIME.match(content)
+    if m is None or not (m.group(1) or m.group(2)):
+        return None
+    delay = int(m.group(1) or 0)
+    rest = content[m.end():]
+    u = _REFRESH_URL.match(rest)
+    url = rest[u.end():] if u else rest
+    if url[:1] in ("'", '"'):
+        quote, url = url[0], url[1:]
+        end = url.find(quote)
+        url = url if end < 0 else url[:end]
+    url = url.strip(" \t\n\f\r")
+    return delay, url or None
 
 
 def _text(node: object) -> str:
@@ -181,6 +212,7 @@ def extract_page(body: bytes, url: str, content_type: str | None = None) -> Page
             facts.title_outside_head = True
 
     robots_parts: list[str] = []
+    refreshes: tuple[int, str | None] | None = None
     for node in tree.tags("meta"):
         attrs = node.attributes
         name = (attrs.get("name") or "").strip().lower()
@@ -195,17 +227,21 @@ def extract_page(body: bytes, url: str, content_type: str | None = None) -> Page
             robots_parts.append(content.lower())
         elif prop == "og:title":
             facts.og_title = content
-        elif (
-            content
-            and "http-equiv" in attrs
-            and (attrs.get("http-equiv") or "").strip().lower() == "content-security-policy"
-            and node.parent is not None
-            and node.parent.tag == "head"
-        ):
-            facts.csp_meta = True
         elif prop == "og:image":
             facts.og_image = content
+        elif content and "http-equiv" in attrs:
+            equiv = (attrs.get("http-equiv") or "").strip().lower()
+            if equiv == "content-security-policy":
+                if node.parent is not None and node.parent.tag == "head":
+                    facts.csp_meta = True
+            elif equiv == "refresh" and refreshes is None:
+                refreshes = parse_refresh(content)
     facts.meta_robots = ", ".join(p for p in robots_parts if p)
+    if refreshes is not None and refreshes[1] is not None:
+        # Browsers follow the first refresh only; one back to the page itself reloads it.
+        target = resolve_link(base, refreshes[1], origin)
+        if target is not None and target != url:
+            facts.refresh, facts.refresh_delay = target, refreshes[0]
 
     for node in tree.tags("link"):
         attrs = node.attributes

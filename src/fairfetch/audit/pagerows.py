@@ -135,6 +135,17 @@ class PageRowBuilder:
                     # the far end's status: checked like a link, under its own name.
                     seen_targets.add(target)
                     probes.append((target, "canonical" if rel == "canonical" else "hreflang"))
+            if facts.refresh is not None:
+                # A redirect the browser makes: followed like a link (a page reachable only
+                # this way is still found), checked when foreign. No anchor text: the row
+                # says when the browser goes.
+                target = facts.refresh
+                internal = contains(target)
+                anchor = f"after {facts.refresh_delay} s"
+                links.append((page_id, seq, target, anchor, "refresh", int(internal), "head"))
+                if not internal and target not in seen_targets:
+                    seen_targets.add(target)
+                    probes.append((target, "refresh"))
             https = url.startswith("https:")
             seen_assets: set[str] = set()
             for asset in facts.assets:

@@ -148,6 +148,8 @@ class SiteView:
     links_to_redirects: list[tuple[str, str, int]] = field(default_factory=list)
     #: (from_url, to_url) internal links with rel=nofollow
     nofollow_internal: list[tuple[str, str]] = field(default_factory=list)
+    #: (from_url, to_url, "after N s") for each page's <meta http-equiv="refresh">
+    meta_refreshes: list[tuple[str, str, str]] = field(default_factory=list)
     redirects: list[RedirectRow] = field(default_factory=list)
     externals: list[ExternalRow] = field(default_factory=list)
     images: list[ResourceRow] = field(default_factory=list)
@@ -333,11 +335,20 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
         "WHERE l.internal = 1 AND l.location != 'head' AND p.status BETWEEN 300 AND 399 "
         "ORDER BY f.id, l.seq"
     ).fetchall()
-    nofollow = conn.execute(
-        "SELECT DISTINCT f.url, l.to_url FROM links l JOIN pages f ON f.id = l.from_id "
-        "WHERE l.internal = 1 AND l.rel != '' AND (' ' || l.rel || ' ') LIKE '% nofollow %' "
-        "ORDER BY f.id, l.seq"
-    ).fetchall()
+    # One pass over the links with a rel for two lists: nofollow links, meta refreshes.
+    nofollow: list[tuple[str, str]] = []
+    refreshes: list[tuple[str, str, str]] = []
+    seen_nofollow: set[tuple[str, str]] = set()
+    for from_url, to_url, rel, anchor in conn.execute(
+        "SELECT f.url, l.to_url, l.rel, l.anchor FROM links l JOIN pages f ON f.id = l.from_id "
+        "WHERE l.rel != '' AND ((l.rel = 'refresh' AND l.location = 'head') OR (l.internal = 1 "
+        "AND (' ' || l.rel || ' ') LIKE '% nofollow %')) ORDER BY f.id, l.seq"
+    ):
+        if rel == "refresh":
+            refreshes.append((from_url, to_url, anchor or ""))
+        elif (from_url, to_url) not in seen_nofollow:
+            seen_nofollow.add((from_url, to_url))
+            nofollow.append((from_url, to_url))
     chains = {} if finished else unfinished_chains(conn)
     redirects = []
     for r in conn.execute(
@@ -430,7 +441,8 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
         inlinks=inlinks,
         broken_internal=[tuple(r) for r in broken],
         links_to_redirects=[tuple(r) for r in to_redirects],
-        nofollow_internal=[tuple(r) for r in nofollow],
+        nofollow_internal=nofollow,
+        meta_refreshes=refreshes,
         redirects=redirects,
         externals=externals,
         images=images,

@@ -28,7 +28,6 @@ async def test_audit_pages_are_crawled_while_the_sitemap_is_read(
     tmp_path: Path, parse_process: bool
 ) -> None:
     out = tmp_path / "overlap.db"
-    port = 0
     # What the crawl file held when /b (the third level) was asked for: by then levels 0 and 1
     # are written (each level ends with a flush), and the sitemap has not answered yet.
     seen_at_b: dict[str, object] = {}

@@ -70,6 +70,8 @@ CASES: list[Case] = [
      lambda: site(A, redirects=[RedirectRow(U + "/r", 301, A.url, hops=1)]), U + "/r"),
     ("redirect-loop", lambda: site(A, redirects=[RedirectRow(U + "/r", 301, U + "/s", loop=True)]),
      lambda: site(A, redirects=[RedirectRow(U + "/r", 301, U + "/s")]), U + "/r"),
+    ("meta-refresh", lambda: site(A, B, meta_refreshes=[(A.url, B.url, "after 0 s")]),
+     lambda: site(A, B), A.url),
     ("redirect-to-error",
      lambda: site(A, redirects=[RedirectRow(U + "/go", 301, "http://shop.test/p", False, 404,
                                             "http://shop.test/p", 404)]),

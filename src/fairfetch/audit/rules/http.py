@@ -101,6 +101,33 @@ def redirect_to_error(site: SiteView, t: Thresholds) -> Out:
             yield r.from_url, f"{r.final_url} ({r.final_status} without a usable Location)"
 
 
+@rule("meta-refresh", "http", "warning", "Meta refresh redirect",
+      explanation="The page sends browsers elsewhere with <meta http-equiv=\"refresh\">: a "
+      "redirect made after the page has loaded, which visitors see happen (and which breaks "
+      "their back button), and which search engines may treat as temporary or not follow.",
+      fix="Redirect on the server instead (301 or 308 for a page that moved for good).")
+def meta_refresh(site: SiteView, t: Thresholds) -> Out:
+    for from_url, to_url, when in site.meta_refreshes:
+        detail = f"refreshes to {to_url} {when}".rstrip()
+        page = site.by_url.get(to_url)
+        if page is not None:
+            why = (
+                page.error or "no response" if page.status is None
+                else str(page.status) if page.status >= 300 else None
+            )  # fmt: skip
+        else:
+            far = site.external_by_url.get(to_url)
+            why = far.far_end() if far is not None else None
+        if why is None:
+            yield from_url, detail
+        elif why.isdigit():
+            yield from_url, f"{detail}, which answers {why}"
+        elif why.startswith("redirects to"):
+            yield from_url, f"{detail}, which {why}"
+        else:
+            yield from_url, f"{detail}, which fails ({why})"
+
+
 @rule("redirect-without-location", "http", "error", "Redirect without a usable Location",
       explanation="The URL answers 3xx but names no place to go (no Location header, an empty "
       "one, or one no browser can follow): visitors and search engines get no page at all.",
