@@ -9,9 +9,10 @@ about to crawl and holds it until the pass ends; a key another pass holds is lef
 
 A claim lives as long as its process, never in a table: on PostgreSQL it is a session advisory
 lock, on SQLite a one-byte record lock in ``<db>-crawl.lock`` beside the database (the kernel
-drops it when the process dies), so a killed pass delays nothing. This is not the scale-out
-design (DESIGN.md's leased ``politeness_keys``): a key's rate and pause (AIMD, Retry-After) are
-still known only to the process that saw them, and a key is handed over only between passes.
+drops it when the process dies), so a killed pass delays nothing. Keys are claimed through a
+bounded number of slots (see SLOTS). This is not the scale-out design (DESIGN.md's leased
+``politeness_keys``): a key's rate and pause (AIMD, Retry-After) are still known only to the
+process that saw them, and a key is handed over only between passes.
 """
 
 from __future__ import annotations
@@ -28,20 +29,30 @@ from fairfetch.errors import StoreError
 from fairfetch.store.refusals import refused
 from fairfetch.store.sql import SqlStore
 
-#: SQLite: keys held by a crawler of this process, per database. A POSIX record lock belongs to
-#: the process, so two crawlers of one process (two stores opened on one file) would both get
-#: one; this tells them apart.
-_LOCAL: dict[tuple[str, str], int] = {}
+#: Keys are claimed through this many slots (a key's slot: a hash of it). A pass over a large
+#: directory holds the keys of every due feed at once; one PostgreSQL advisory lock per key (tens
+#: of thousands) filled the server's shared lock table (``max_locks_per_transaction`` times
+#: ``max_connections``: 6,400 by default) and failed the pass. Keys of one slot go to the same
+#: pass, which costs nothing: a pass that starts first takes nearly every slot anyway.
+SLOTS = 1024
+
+#: First key of the PostgreSQL advisory locks of crawl slots ("crwl"; the second is the slot).
+_ADVISORY_NS = 0x6372776C
+
+#: SQLite: slots held by a crawler of this process, per database, and by which one. A POSIX
+#: record lock belongs to the process, so two crawlers of one process (two stores opened on one
+#: file) would both get one; this tells them apart.
+_LOCAL: dict[tuple[str, int], int] = {}
 _LOCAL_LOCK = threading.Lock()
 #: SQLite: one descriptor per lock file for the life of the process (closing any descriptor of
 #: a file drops every record lock the process holds on it).
 _LOCK_FILES: dict[str, int] = {}
 
 
-def key_number(key: str) -> int:
-    """A politeness key as a signed 63-bit number: the advisory lock's key on PostgreSQL, the
-    locked byte's offset on SQLite (non-negative, within ``off_t``)."""
-    return int.from_bytes(hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest()) >> 1
+def key_slot(key: str) -> int:
+    """The claim slot of a politeness key, in ``range(SLOTS)``: the same in every process."""
+    digest = hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest) % SLOTS
 
 
 def _lock_fd(store: SqlStore) -> int | None:
@@ -65,45 +76,43 @@ class KeyClaims:
         self._db = store.engine.url.render_as_string(hide_password=True)
         self._conn: sa.Connection | None = None
         self._fd: int | None = None
-        self._held: set[str] = set()
+        self._held: set[int] = set()
         if store.engine.dialect.name == "postgresql":
             self._conn = store.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         else:
             self._fd = _lock_fd(store)
 
     def holds(self, key: str) -> bool:
-        return key in self._held
+        return key_slot(key) in self._held
 
     @refused("claiming politeness keys")
     def claim(self, keys: Iterable[str]) -> set[str]:
         """Claim ``keys`` (those already held stay held); returns every key of ``keys`` this
         crawler now holds. A key another crawler holds is not waited for."""
-        keys = list(keys)
-        wanted = sorted({k for k in keys if k not in self._held})
+        slots = {k: key_slot(k) for k in keys}
+        wanted = sorted(set(slots.values()) - self._held)
         if self._conn is not None and wanted:
             got = self._conn.execute(
                 sa.text(
-                    "SELECT k FROM unnest(CAST(:keys AS text[]), CAST(:nums AS bigint[])) "
-                    "AS w(k, n) WHERE pg_try_advisory_lock(n)"
+                    "SELECT s FROM unnest(CAST(:slots AS integer[])) AS w(s) "
+                    "WHERE pg_try_advisory_lock(:ns, s)"
                 ),
-                {"keys": wanted, "nums": [key_number(k) for k in wanted]},
+                {"slots": wanted, "ns": _ADVISORY_NS},
             ).scalars()
-            self._held.update(got)
+            self._held.update(int(s) for s in got)
         elif wanted:
             with _LOCAL_LOCK:
-                for key in wanted:
-                    if (self._db, key) in _LOCAL:
+                for slot in wanted:
+                    if (self._db, slot) in _LOCAL:
                         continue
                     if self._fd is not None:
                         try:
-                            fcntl.lockf(
-                                self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, key_number(key)
-                            )
-                        except OSError:  # EAGAIN/EACCES: another process crawls this key
+                            fcntl.lockf(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, slot)
+                        except OSError:  # EAGAIN/EACCES: another process crawls these keys
                             continue
-                    _LOCAL[(self._db, key)] = id(self)
-                    self._held.add(key)
-        return {k for k in keys if k in self._held}
+                    _LOCAL[(self._db, slot)] = id(self)
+                    self._held.add(slot)
+        return {k for k, slot in slots.items() if slot in self._held}
 
     @refused("releasing claims on politeness keys")
     def release_all(self) -> None:
@@ -111,16 +120,19 @@ class KeyClaims:
         if self._conn is not None:
             if held:
                 self._conn.execute(
-                    sa.text("SELECT pg_advisory_unlock(n) FROM unnest(CAST(:nums AS bigint[])) n"),
-                    {"nums": [key_number(k) for k in held]},
+                    sa.text(
+                        "SELECT pg_advisory_unlock(:ns, s) "
+                        "FROM unnest(CAST(:slots AS integer[])) AS w(s)"
+                    ),
+                    {"slots": held, "ns": _ADVISORY_NS},
                 )
             return
         with _LOCAL_LOCK:
-            for key in held:
-                if _LOCAL.get((self._db, key)) == id(self):
-                    del _LOCAL[(self._db, key)]
+            for slot in held:
+                if _LOCAL.get((self._db, slot)) == id(self):
+                    del _LOCAL[(self._db, slot)]
                     if self._fd is not None:
-                        fcntl.lockf(self._fd, fcntl.LOCK_UN, 1, key_number(key))
+                        fcntl.lockf(self._fd, fcntl.LOCK_UN, 1, slot)
 
     def close(self) -> None:
         """Release every claim. The connection goes back to the pool only once its locks are
@@ -136,4 +148,4 @@ class KeyClaims:
             self._conn = None
 
 
-__all__ = ["KeyClaims", "key_number"]
+__all__ = ["SLOTS", "KeyClaims", "key_slot"]

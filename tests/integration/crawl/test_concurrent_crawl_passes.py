@@ -241,3 +241,25 @@ def test_run_waits_after_a_pass_that_another_crawler_left_nothing_to_do() -> Non
     down = CrawlSummary(due=3, outage=True)
     down.skipped["outage"] = 3
     assert pause_after(down, idle=5.0) == 60.0
+
+
+def test_concurrent_key_claims_of_a_large_directory_fit_the_database(db_url: str) -> None:
+    """A pass over a large directory holds the keys of every due feed at once (tens of thousands
+    of registrable domains). One PostgreSQL advisory lock per key filled the server's shared lock
+    table (max_locks_per_transaction x max_connections: 6,400 slots by default) and the pass
+    failed, 'out of shared memory'. Keys share a bounded number of claim slots instead."""
+    from fairfetch.store.crawl_claims import KeyClaims
+
+    store = open_store(db_url)
+    claims = KeyClaims(store)
+    other = KeyClaims(store)
+    try:
+        keys = [f"site{i}.test" for i in range(30_000)]
+        assert claims.claim(keys) == set(keys)
+        assert other.claim(["site7.test", "never-seen.test"]) <= {"never-seen.test"}
+        claims.close()
+        assert other.claim(["site7.test"]) == {"site7.test"}
+    finally:
+        claims.close()
+        other.close()
+        store.close()
