@@ -1,4 +1,5 @@
-"""Canonicals: missing, multiple, pointing at a non-200 or at a redirect."""
+"""Canonicals: missing, multiple, pointing at a non-200, a redirect or a page that is not
+indexable itself."""
 
 from __future__ import annotations
 
@@ -58,3 +59,22 @@ def canonical_redirect(site: SiteView, t: Thresholds) -> Out:
         why = far.far_end() if far is not None else None
         if why is not None and why.startswith("redirects to"):
             yield p.url, f"{p.canonical} ({why})"
+
+
+@rule("canonical-to-non-indexable", "canonicals", "error",
+      "Canonical points to a page that is not indexable",
+      explanation="The canonical target answers 200 but is not indexable itself (noindex, or "
+      "it names yet another canonical: a chain): the page names as its preferred version a "
+      "URL search engines are told not to index, and both may drop out.",
+      fix="Point the canonical at the final, indexable URL (or lift the target's noindex).")
+def canonical_non_indexable(site: SiteView, t: Thresholds) -> Out:
+    for p in site.html_pages:
+        if not p.canonical or p.canonical == p.url:
+            continue
+        target = site.by_url.get(p.canonical)
+        if target is None or target.status != 200 or target.indexable or not target.is_html:
+            continue
+        why = target.indexability or "not indexable"
+        if target.canonical and target.canonical != target.url:
+            why = f"{why}: to {target.canonical}"
+        yield p.url, f"{p.canonical} ({why})"
