@@ -45,8 +45,8 @@ def hreflang_problem(code: str) -> str | None:
         elif len(region) != 2 or region not in REGIONS:
             if len(region) != 2:
                 return "not language[-script][-region]"
-            hint = _REGION_MEANT.get(region)
-            return f"{region.upper()} is no ISO 3166-1 region" + (f" ({hint})" if hint else "")
+            meant = _REGION_MEANT.get(region)
+            return f"{region.upper()} is no ISO 3166-1 region" + (f" ({meant})" if meant else "")
         rest = rest[1:]
     if rest:
         return "not language[-script][-region]"
