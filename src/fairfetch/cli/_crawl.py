@@ -202,6 +202,25 @@ def _refuse_a_used_database(db: str) -> None:
         )
 
 
+def _refuse_a_taken_port(port: int) -> None:
+    """The demo serves on --port after making a database and crawling: a port another process
+    holds (8080 often is) would fail only then, so it is tried first, bound as uvicorn binds it
+    (SO_REUSEADDR: a port left in TIME_WAIT by a previous demo is not taken)."""
+    import socket
+
+    from fairfetch.errors import ConfigError
+
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as exc:
+            raise ConfigError(
+                f"demo: cannot serve on 127.0.0.1:{port} ({exc.strerror or exc}); choose "
+                "another port with --port (fairfetch demo --port 8081), or --no-serve"
+            ) from None
+
+
 @app.command("demo")
 def demo(
     ctx: typer.Context,
@@ -212,6 +231,8 @@ def demo(
     """The simulated web + a fresh SQLite directory: crawl it, then serve it (Ctrl-C to stop)."""
     from fairfetch.demo import demo_environment
 
+    if serve:
+        _refuse_a_taken_port(port)
     db = globals_of(ctx).db
     if db is not None:
         _refuse_a_used_database(db)
