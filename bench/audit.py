@@ -76,6 +76,18 @@ def _peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _cpu(who: int) -> float:
+    r = resource.getrusage(who)
+    return r.ru_utime + r.ru_stime
+
+
+def _server_cpu(pid: int) -> float:
+    """CPU seconds the site server has used (it serves both contenders: what each one's crawl
+    cost it is read before and after)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 # --- fairfetch ---------------------------------------------------------------------------------
 def run_ours(url: str, out: str, concurrency: int, parse_process: bool) -> None:
     import asyncio
@@ -84,6 +96,7 @@ def run_ours(url: str, out: str, concurrency: int, parse_process: bool) -> None:
     from fairfetch.config import Settings
 
     settings = Settings(allow_networks=("127.0.0.1/32",), resolve=("*.test:127.0.0.1",))
+    cpu0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     stats = asyncio.run(
         crawl_site(
@@ -92,6 +105,8 @@ def run_ours(url: str, out: str, concurrency: int, parse_process: bool) -> None:
         )
     )  # fmt: skip
     t1 = time.perf_counter()
+    crawl_cpu = _cpu(resource.RUSAGE_SELF) - cpu0[0]
+    writer_cpu = _cpu(resource.RUSAGE_CHILDREN) - cpu0[1]
     crawl_rss = _peak_rss_mib()
     child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     # The rules run in a process of their own, as ``fairfetch audit report`` does after
@@ -108,7 +123,7 @@ def run_ours(url: str, out: str, concurrency: int, parse_process: bool) -> None:
         "rules_s": t2 - t1, "findings": rules["findings"],
         "rss_mib": max(crawl_rss, rules["rss_mib"]), "crawl_rss_mib": crawl_rss,
         "rules_rss_mib": rules["rss_mib"], "child_rss_mib": child,
-        "file_mib": os.path.getsize(out) / 2**20,
+        "file_mib": os.path.getsize(out) / 2**20, "cpu_s": crawl_cpu, "child_cpu_s": writer_cpu,
     }))  # fmt: skip
 
 
@@ -167,7 +182,8 @@ def run_scrapy(url: str, concurrency: int) -> None:
     process.start()
     t1 = time.perf_counter()
     print(json.dumps({"pages": counts["pages"], "items": counts["items"], "crawl_s": t1 - t0,
-                      "rules_s": 0.0, "rss_mib": _peak_rss_mib()}))
+                      "rules_s": 0.0, "rss_mib": _peak_rss_mib(),
+                      "cpu_s": _cpu(resource.RUSAGE_SELF)}))
 
 
 # --- driver ------------------------------------------------------------------------------------
@@ -226,15 +242,19 @@ def main() -> None:
                 with tempfile.TemporaryDirectory() as tmp:
                     crawl_file = str(Path(tmp) / "bench.db")
                     extra = ["--parse-process"] if mode == "process" else []
+                    served = _server_cpu(server.pid)
                     r = _child(
                         "--ours", f"http://s{a.pages}.acme-audit.test:{port}/", crawl_file,
                         "--concurrency", str(a.concurrency), *extra,
                     )
+                    r["server_cpu_s"] = _server_cpu(server.pid) - served
                 results[mode] = _best(results.get(mode), r)
             if not a.no_scrapy:
+                served = _server_cpu(server.pid)
                 r = _child(
                     "--scrapy", f"http://127.0.0.1:{port}/", "--concurrency", str(a.concurrency)
                 )
+                r["server_cpu_s"] = _server_cpu(server.pid) - served
                 peer = _best(peer, r)
     finally:
         server.terminate()
@@ -256,11 +276,17 @@ def main() -> None:
         print(f"{'':34} {ours['findings']} findings, crawl file {ours['file_mib']:.1f} MiB, "
               f"peak RSS: crawl {ours['crawl_rss_mib']:.1f} MiB{extra}, "
               f"rules {ours['rules_rss_mib']:.1f} MiB")
+        writer = f", writer process {ours['child_cpu_s']:.2f}" if mode == "process" else ""
+        print(f"{'':34} CPU s of the crawl: crawl {ours['cpu_s']:.2f}{writer}, "
+              f"site server {ours['server_cpu_s']:.2f} (two cores: the crawl is CPU-bound "
+              "when their sum / 2 nears its time)")
         if peer_rate:
             rate = ours["pages"] / (ours["crawl_s"] + ours["rules_s"])
             print(f"{'':34} ratio pages/s (crawl + rules) vs Scrapy: {rate / peer_rate:.2f}x")
     if peer is not None:
         print(line("Scrapy CrawlSpider (no file)", peer))
+        print(f"{'':34} CPU s: Scrapy {peer['cpu_s']:.2f}, site server "
+              f"{peer['server_cpu_s']:.2f}")
 
 
 if __name__ == "__main__":
