@@ -3,6 +3,7 @@ row's fate (sent and charged, failed for now, failed for good, cancelled)."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import threading
@@ -145,15 +146,26 @@ class OutboxClaims:
                         return False
                 _LOCAL_CLAIMS.add((self._key, outbox_id))
         self._held.add(outbox_id)
-        with self.store.engine.connect() as conn:
-            still = conn.execute(
-                sa.select(notify_outbox.c.id).where(
-                    notify_outbox.c.id == outbox_id,
-                    notify_outbox.c.status == "pending",
-                    notify_outbox.c.due_at <= now,
-                )
-            ).first()
-        if still is None:
+        try:
+            # Read by writing: a store that would not take the mark after the send (SQLite
+            # locked past its busy timeout by another process) fails the claim, before the
+            # mail goes on the wire. Checked by a read, the mail went out, its mark failed,
+            # and every later pass mailed it again for as long as the lock was held.
+            with self.store.engine.begin() as conn:
+                still = conn.execute(
+                    notify_outbox.update()
+                    .where(
+                        notify_outbox.c.id == outbox_id,
+                        notify_outbox.c.status == "pending",
+                        notify_outbox.c.due_at <= now,
+                    )
+                    .values(status=notify_outbox.c.status)
+                ).rowcount
+        except BaseException:
+            with contextlib.suppress(sa.exc.SQLAlchemyError, StoreError):
+                self.release(outbox_id)  # (the claim's refusal is the one to report)
+            raise
+        if not still:
             self.release(outbox_id)
             return False
         return True
