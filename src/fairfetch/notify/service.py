@@ -19,6 +19,7 @@ from email.message import Message
 from typing import Any
 
 from fairfetch.config import Settings
+from fairfetch.errors import FairfetchError
 from fairfetch.notify import render
 from fairfetch.notify.backoff import (
     HARD_FAILURES_TO_FLAG,
@@ -379,6 +380,9 @@ async def run_forever(store: SqlStore, settings: Settings, stop: asyncio.Event) 
     while not stop.is_set():
         try:
             await asyncio.to_thread(one_pass)
+        except FairfetchError as exc:  # the database refused: its one line says it all
+            log.error("notify pass failed: %s", exc)
+            log.debug("the refused notify pass", exc_info=exc)
         except Exception:  # a bad pass must not end the notifier; it is logged, and retried
             log.exception("notify pass failed")
         try:

@@ -51,11 +51,13 @@ def _locked(exc: sa.exc.DBAPIError) -> bool:
 
 def _database(args: Any, kwargs: Any) -> str | None:
     """The database a store function works on, from its arguments (the store it is a method
-    of or is given, an engine, a connection), its password masked; None when none is there."""
+    of or is given, an object holding one, an engine, a connection), its password masked;
+    None when none is there."""
     for value in (*args, *kwargs.values()):
-        engine = getattr(value, "engine", value)
-        if isinstance(engine, sa.Engine):
-            return engine.url.render_as_string(hide_password=True)
+        for engine in (value, getattr(value, "engine", None),
+                       getattr(getattr(value, "store", None), "engine", None)):
+            if isinstance(engine, sa.Engine):
+                return engine.url.render_as_string(hide_password=True)
     return None
 
 

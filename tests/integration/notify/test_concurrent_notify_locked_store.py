@@ -67,3 +67,46 @@ async def test_concurrent_lock_holder_does_not_make_each_pass_resend_a_mail(
     assert set(copies.values()) == {1}, copies  # the reader got the news once
     assert report.sent == 1
     assert [r["status"] for r in w.outbox() if r["kind"] == "item"] == ["sent"]
+
+
+async def test_concurrent_lock_holder_is_one_line_in_runs_log(
+    impatient_world: World, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`run`'s notifier logs a pass the database refused on one line naming the database, not
+    a traceback (with SQLAlchemy's statement and parameters) every few seconds."""
+    import asyncio
+    import logging
+
+    from fairfetch.notify.service import run_forever
+
+    w = impatient_world
+    fid = w.add_feed("https://a.example.test/feed")
+    w.subscribe("ana@example.test", fid)
+    w.write(fid, [w.entry("the news")], at=T0 + timedelta(minutes=1))
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    class StopOnFailure(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.levelno >= logging.WARNING:
+                loop.call_soon_threadsafe(stop.set)
+
+    handler = StopOnFailure()
+    logging.getLogger("fairfetch").addHandler(handler)
+    caplog.set_level(logging.DEBUG)
+    other = sqlite3.connect(tmp_path / "locked.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        await run_forever(w.store, w.settings, stop)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+        logging.getLogger("fairfetch").removeHandler(handler)
+
+    shown = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert shown
+    for record in shown:
+        assert record.exc_info is None, record.getMessage()
+        assert "\n" not in record.getMessage()
+    assert "database is locked" in shown[0].getMessage()
+    assert str(tmp_path / "locked.db") in shown[0].getMessage()
