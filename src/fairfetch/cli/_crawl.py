@@ -170,6 +170,12 @@ def print_stats(data: dict[str, Any]) -> None:
             k, str(data["crawls"]["last_hour"].get(k, 0)), str(data["crawls"]["last_day"].get(k, 0))
         )
     console.print(c)
+    fetched = data["bytes"]
+    console.print(
+        f"bytes fetched: {fetched['last_hour']} in the last hour, {fetched['last_day']} in the "
+        "last day",
+        highlight=False,
+    )
     if data["throttles_by_key"]:
         th = Table("politeness key", "throttles (24 h)", title="who is pushing back")
         for row in data["throttles_by_key"]:
