@@ -202,6 +202,9 @@ def feeds_show(
         print_json(view)
         return
     table = Table(show_header=False, box=None)
+    table.add_column(no_wrap=True)
+    # A value (the feed's URL first) is folded, never cut: in a pipe the URL was '…?channel_…'.
+    table.add_column(overflow="fold")
     for k, v in view.items():
         if k == "crawls":
             continue
