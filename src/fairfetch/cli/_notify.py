@@ -181,6 +181,8 @@ def list_(
     table = Table("id", "email", "feed", "mode", "filter", "status")
     table.columns[1].overflow = "fold"  # an address is folded, never cut
     table.columns[2].overflow = "fold"  # an address is folded, never cut
+    table.columns[3].overflow = "fold"  # a mode's time zone too
+    table.columns[4].overflow = "fold"  # and a filter: which items a reader gets
     for r in rows:
         flt = ("only " + ",".join(r["only"])) if r["only"] else ""
         flt += ("all but " + ",".join(r["except"])) if r["except"] else ""
