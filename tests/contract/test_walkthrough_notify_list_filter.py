@@ -35,3 +35,16 @@ def test_walkthrough_notify_list_shows_the_whole_filter(db: str) -> None:
         line.split("│")[5].strip() for line in out.splitlines() if line.count("│") == 7
     )
     assert cells.replace(" ", "") == "only" + CATEGORIES, out
+
+
+def test_walkthrough_notify_list_keeps_only_and_except_apart(db: str) -> None:
+    """Both filters at once (allowed: only these, and of those all but …) were glued into one
+    word, 'only techall but ads'."""
+    runner = CliRunner()
+    r = runner.invoke(app, ["notify", "subscribe", "both@example.test", FEED,
+                            "--only", "tech", "--except", "ads"])  # fmt: skip
+    assert r.exit_code == 0, (r.output, r.exception)
+    out = runner.invoke(app, ["notify", "list"], env={"COLUMNS": "200"}).stdout
+    [row] = [line for line in out.splitlines() if "both@example.test" in line]
+    cell = row.split("│")[5].strip()
+    assert cell == "only tech; all but ads", out

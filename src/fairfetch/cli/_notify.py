@@ -184,8 +184,11 @@ def list_(
     table.columns[3].overflow = "fold"  # a mode's time zone too
     table.columns[4].overflow = "fold"  # and a filter: which items a reader gets
     for r in rows:
-        flt = ("only " + ",".join(r["only"])) if r["only"] else ""
-        flt += ("all but " + ",".join(r["except"])) if r["except"] else ""
+        flt = "; ".join(
+            label + ",".join(r[key])
+            for label, key in (("only ", "only"), ("all but ", "except"))
+            if r[key]
+        )
         mode = r["mode"] if r["mode"] == "realtime" else f"{r['mode']} {r['hour']:02d}h {r['tz']}"
         if r["mode"] == "weekly":  # the day too: a Monday and a Tuesday digest are not the same
             mode = f"weekly {WEEKDAYS[r['weekday']]} {r['hour']:02d}h {r['tz']}"
