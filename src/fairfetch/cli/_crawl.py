@@ -234,7 +234,7 @@ def demo(
     feeds: Annotated[int, typer.Option(help="How many testbed feeds to add", min=1)] = 400,
     serve: Annotated[bool, typer.Option("--serve/--no-serve", help="Serve after the crawl")] = True,
 ) -> None:
-    """The simulated web + a fresh SQLite directory: crawl it, then serve it (Ctrl-C to stop)."""
+    """Crawl the simulated web into a fresh fairfetch-demo.db (or empty --db), then serve it."""
     from fairfetch.demo import demo_environment
 
     if serve:
