@@ -59,24 +59,8 @@ def insert_outbox(
     found = conn.execute(select).scalar()
     if found is not None:
         return int(found)
-    dialect = conn.dialect.name
-    insert: Any
-    if dialect == "postgresql":
-        from sqlalchemy.dialects import postgresql
-
-        insert = postgresql.insert(notify_outbox).on_conflict_do_nothing(
-            index_elements=["dedupe_key"]
-        )
-    elif dialect == "sqlite":
-        from sqlalchemy.dialects import sqlite
-
-        insert = sqlite.insert(notify_outbox).on_conflict_do_nothing(
-            index_elements=["dedupe_key"]
-        )
-    else:
-        insert = notify_outbox.insert()
     inserted = conn.execute(
-        insert.values(
+        _insert_unless_keyed(conn).values(
             dedupe_key=dedupe_key,
             kind=kind,
             reader_id=reader_id,
@@ -93,6 +77,23 @@ def insert_outbox(
     if inserted is not None:
         return int(inserted)
     return int(conn.execute(select).scalar_one())
+
+
+def _insert_unless_keyed(conn: sa.Connection) -> Any:
+    """INSERT into the outbox that skips a row whose dedupe key another writer stored first
+    (waiting for it to commit or roll back, on PostgreSQL)."""
+    dialect = conn.dialect.name
+    if dialect == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        return postgresql.insert(notify_outbox).on_conflict_do_nothing(
+            index_elements=["dedupe_key"]
+        )
+    if dialect == "sqlite":
+        from sqlalchemy.dialects import sqlite
+
+        return sqlite.insert(notify_outbox).on_conflict_do_nothing(index_elements=["dedupe_key"])
+    return notify_outbox.insert()
 
 
 def _news_entries(
@@ -338,8 +339,12 @@ def _enqueue_digest(
         for key, (sub, issue) in first.items()
         if key not in have
     ]
+    # Another writer (a second crawl pass, the web process's re-fetch on a ping) may be opening
+    # the same issue for another feed of this reader: its row is the one, and ours is skipped,
+    # where a plain insert broke the unique key and failed this writer's whole batch.
+    insert = _insert_unless_keyed(conn)
     for i in range(0, len(new_rows), 1000):
-        conn.execute(notify_outbox.insert(), new_rows[i : i + 1000])
+        conn.execute(insert, new_rows[i : i + 1000])
     if new_rows:
         have.update(_existing_keys(conn, [r["dedupe_key"] for r in new_rows]))
     issue_of: dict[int, int] = {}
