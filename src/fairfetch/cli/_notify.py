@@ -90,7 +90,11 @@ def subscribe(
         raise InputError("--hour", "only with --mode daily or weekly (realtime mails each item)")
     if weekday is not None and mode in ("realtime", "daily"):
         raise InputError("--weekday", f"only with --mode weekly (not {mode})")
+    from fairfetch.notify.smtp import SmtpConfig
+
     settings = settings_of(ctx)
+    # Before anything is written: refused after, it left a subscription and a queued mail behind.
+    SmtpConfig.parse(settings.smtp_url)
     store = store_of(ctx)
     req = SubscriptionRequest.build(
         email, mode=mode, hour=hour, weekday=weekday, tz=tz, only=only, exclude=except_
