@@ -103,8 +103,9 @@ def subscribe(
     sub = result.subscription
     if result.throttled:
         console.print(
-            f"a confirmation mail went to {req.email} less than an hour ago: follow its link "
-            f"(settings updated; no new mail)",
+            # Queued, maybe not sent yet (the mail server may be away): never say it went.
+            f"a confirmation mail to {req.email} was queued less than an hour ago (notify "
+            f"outbox says if it is sent): follow its link (settings updated; no new mail)",
             highlight=False,
             markup=False,
         )
