@@ -177,6 +177,9 @@ def websub_renew(
                 failures += not ok
                 console.print(f"{'subscribed' if ok else 'not subscribed'} feed {fid}: "
                               f"{outcome.detail or outcome.topic}", highlight=False, markup=False)
+        if not targets and not latest:
+            console.print("no WebSub subscription to renew (feeds that advertise a hub are "
+                          "subscribed by run, or by websub sync)", highlight=False)
         for fid, sub in latest.items():
             rec = await service.request(sub, "subscribe")
             if rec.last_error:
