@@ -86,6 +86,7 @@ DEFER_AFTER = 10.0
 SKIP_KEY_HELD = "another crawler holds its politeness key"
 SKIP_CRAWLED_MEANWHILE = "crawled meanwhile by another crawler"
 
+
 def pause_after(summary: CrawlSummary, idle: float) -> float:
     """Seconds ``run`` waits before its next pass: a minute after an outage of ours, ``idle``
     when the pass had nothing of its own to crawl, none when it crawled (more may be due).
