@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -64,13 +65,34 @@ def save_robots(store: SqlStore, copies: Sequence[RobotsCopy]) -> int:
         for c in latest.values()
     ]
     with store.engine.begin() as conn:
+        upsert = _upsert(conn.dialect.name)
         for start in range(0, len(rows), _CHUNK):
-            chunk = rows[start : start + _CHUNK]
-            conn.execute(
-                robots_txt.delete().where(robots_txt.c.origin.in_([r["origin"] for r in chunk]))
-            )
-            conn.execute(robots_txt.insert(), chunk)
+            conn.execute(upsert, rows[start : start + _CHUNK])
     return len(rows)
+
+
+def _upsert(dialect: str) -> Any:
+    """INSERT, or replace the origin's copy when it is not newer than this one.
+
+    Another process may be saving the same origin (a cron pass and a ping's re-fetch read one
+    host): replaced by DELETE then INSERT, the second saver's INSERT broke the primary key once
+    the first committed, and its whole save (every origin in it) failed. Compared on
+    ``fetched_at``, a copy fetched earlier and saved later never replaces a newer one."""
+    if dialect == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        stmt: Any = postgresql.insert(robots_txt)
+    else:
+        from sqlalchemy.dialects import sqlite
+
+        stmt = sqlite.insert(robots_txt)
+    new = stmt.excluded
+    return stmt.on_conflict_do_update(
+        index_elements=[robots_txt.c.origin],
+        set_={"state": new.state, "status": new.status, "body": new.body,
+              "fetched_at": new.fetched_at},
+        where=robots_txt.c.fetched_at <= new.fetched_at,
+    )
 
 
 @refused('forgetting old robots.txt copies')
