@@ -220,6 +220,10 @@ def unsubscribe(
     console.print(f"{n} subscription(s) ended" if n else "no active subscription matched")
 
 
+#: Reasons ``send-due`` prints one by one; past it, how many more there are.
+SHOWN_ERRORS = 20
+
+
 @notify_app.command("send-due")
 def send_due(
     ctx: typer.Context,
@@ -242,8 +246,16 @@ def send_due(
         f"cancelled {report.cancelled}" + (" (server deferred us)" if report.deferred else ""),
         highlight=False,
     )
-    for err in report.errors[:20]:
+    for err in report.errors[:SHOWN_ERRORS]:
         console.print(f"  {err}", highlight=False, markup=False)
+    if len(report.errors) > SHOWN_ERRORS:
+        # Every failure counted is findable: the rest are said, not dropped.
+        console.print(
+            f"  … and {len(report.errors) - SHOWN_ERRORS} more (every reason: notify outbox, or "
+            "send-due --json)",
+            highlight=False,
+            markup=False,
+        )
 
 
 @notify_app.command("outbox")
