@@ -119,8 +119,6 @@ def _with_schema_version(source: Path, path: Path, version: str) -> None:
     conn.close()
 
 
-@pytest.mark.xfail(strict=True, reason="audit/crawlfile.py reads any schema_version: "
-                   "defect reported to the lead (session 7, stored files)")
 @pytest.mark.parametrize("command", ["report", "export", "resume"])
 def test_stored_files_crawlfile_of_another_schema_version_is_refused_untouched(
     testbed: Testbed, crawl_file: Path, tmp_path: Path, command: str
@@ -132,8 +130,6 @@ def test_stored_files_crawlfile_of_another_schema_version_is_refused_untouched(
     _refused(testbed, tmp_path, "site.db", command, "schema version 2")
 
 
-@pytest.mark.xfail(strict=True, reason="audit/crawlfile.py sets WAL on a file it only reads: "
-                   "defect reported to the lead (session 7, stored files)")
 @pytest.mark.parametrize("command", ["report", "export"])
 def test_stored_files_crawlfile_only_read_is_not_written(
     testbed: Testbed, crawl_file: Path, tmp_path: Path, command: str

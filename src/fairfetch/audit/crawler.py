@@ -802,10 +802,11 @@ async def crawl_site(
         written_with = meta.get("sketch_version", "1")
         if options.resume and written_with != SKETCH_VERSION and cf.has_pages():
             # Near duplicates would go unseen between the old pages and the new ones.
+            older = written_with.isdigit() and int(written_with) < int(SKETCH_VERSION)
             raise AuditError(
-                f"{str(path)!r} was written by an older fairfetch (near-duplicate sketches "
-                f"v{written_with}, now v{SKETCH_VERSION}): start a new crawl file to compare "
-                "every page; this one is left as it is"
+                f"{str(path)!r} was written by {'an older' if older else 'another'} fairfetch "
+                f"(near-duplicate sketches v{written_with}, this one makes v{SKETCH_VERSION}): "
+                "start a new crawl file to compare every page; this one is left as it is"
             )
         cf.clear_meta("finished_at")  # until this run completes, the file is not finished
         cf.set_meta(

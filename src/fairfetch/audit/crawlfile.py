@@ -158,23 +158,31 @@ _ASSET_RESULT_SQL = (
 class CrawlFile:
     """An open crawl file. Writes come in batches (``executemany`` in one transaction)."""
 
-    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True, read_only: bool = False) -> None:
+        """``create``: an empty or missing file becomes a crawl file. ``read_only``: the file is
+        only read (``audit report``, ``audit export``): its journal mode is left as it is, so a
+        copy kept in rollback-journal mode (``.backup``, ``VACUUM INTO``) stays byte for byte,
+        and SQLite refuses any write (``query_only``). Not ``mode=ro``: a read-only connection
+        cannot tidy a WAL file's ``-wal`` and ``-shm`` away when it closes."""
         self.path = Path(path)
-        if not create and not self.path.exists():
+        if (not create or read_only) and not self.path.exists():
             raise AuditError(f"crawl file {str(self.path)!r} does not exist")
         try:
             self.conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            if read_only:
+                self.conn.execute("PRAGMA query_only=1")
             # Before anything writes (WAL mode, the schema): another database given by mistake
             # (the directory's fairfetch.db, say) is refused and left exactly as it was.
-            self._check_crawl_file(empty_ok=create)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self._check_crawl_file(empty_ok=create and not read_only)
             self.conn.execute("PRAGMA busy_timeout=30000")
+            if not read_only:
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                self.conn.execute("PRAGMA synchronous=NORMAL")
             # 512 KiB of page cache, not SQLite's 2 MiB: writes are appends in key order and
             # one pass per query, so the larger cache bought no time (10k-page replay of the
             # writer: 0.50-0.55 s of writes either way) and cost 1.5 MiB of peak RSS.
             self.conn.execute("PRAGMA cache_size=-512")
-            if create:
+            if create and not read_only:
                 self.conn.executescript(SCHEMA)
                 self.conn.execute(
                     "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
@@ -204,6 +212,13 @@ class CrawlFile:
         )
         if row is None:
             raise AuditError(f"{str(self.path)!r} is not a fairfetch crawl file")
+        if row[0] != SCHEMA_VERSION:
+            # Its columns may mean other things: read as ours, its report would be wrong
+            # without a word, and a resumed crawl would write our rows into it.
+            raise AuditError(
+                f"{str(self.path)!r} is a crawl file of schema version {row[0]}; this "
+                f"fairfetch reads version {SCHEMA_VERSION} (the file is left as it is)"
+            )
 
     def close(self) -> None:
         self.conn.close()

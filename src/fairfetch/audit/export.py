@@ -364,7 +364,7 @@ def export_crawl(
     if csv_dir is not None:
         targets += [Path(csv_dir) / f"{_slug(sheet.name)}.csv" for sheet in SHEETS]
     _refuse_to_overwrite(Path(crawl_file), targets)
-    cf = CrawlFile(crawl_file, create=False)
+    cf = CrawlFile(crawl_file, create=False, read_only=True)
     try:
         conn = cf.conn
         site = load_view(conn)
@@ -413,7 +413,7 @@ def report_data(crawl_file: str | Path, thresholds: Thresholds | None = None) ->
     """The findings as plain data (for ``audit report --json`` and the terminal table)."""
     from fairfetch.audit.crawlfile import CrawlFile
 
-    cf = CrawlFile(crawl_file, create=False)
+    cf = CrawlFile(crawl_file, create=False, read_only=True)
     try:
         site = load_view(cf.conn)
         run = run_rules(site, thresholds)

@@ -200,6 +200,18 @@ async def test_audit_resume_refuses_a_file_with_older_sketches(
         assert con.execute("SELECT COUNT(*), group_concat(sketch) FROM pages").fetchone() == before
 
 
+async def test_audit_resume_refuses_a_file_with_newer_sketches_without_calling_it_older(
+    testbed: Testbed, tmp_path: Path
+) -> None:
+    out = tmp_path / "crawl.db"
+    await crawl(testbed, out, pages=40, max_pages=10)
+    with sqlite3.connect(out) as con:
+        con.execute("UPDATE meta SET value = '99' WHERE key = 'sketch_version'")
+    with pytest.raises(AuditError, match="written by another fairfetch") as refused:
+        await crawl(testbed, out, pages=40, resume=True)
+    assert "older" not in str(refused.value)
+
+
 async def test_audit_no_sitemaps_read_is_not_no_sitemap(testbed: Testbed, tmp_path: Path) -> None:
     """--no-sitemaps: the site has a sitemap we did not read; "No readable XML sitemap ... none
     found in robots.txt or at /sitemap.xml" would be a false statement."""
