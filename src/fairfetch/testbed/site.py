@@ -310,6 +310,25 @@ def _specials(port: int) -> dict[str, tuple[int, dict[str, str], str]]:
                 + "<a href=\"/about\">=HYPERLINK(\"http://evil.test\",\"x\")</a>",
             ),
         ),
+        "/meta-refresh": (
+            200,
+            {},
+            _template(
+                "Moved by a meta refresh",
+                f"<p>{_prose('mr', 150)}</p>",
+                head_extra='<meta http-equiv="refresh" content="0; url=/new-page">',
+            ),
+        ),
+        "/bad-hreflang": (
+            200,
+            {},
+            _template(
+                "British English",
+                f"<p>{_prose('bh', 150)}</p>",
+                head_extra='<link rel="alternate" hreflang="en-UK" href="/bad-hreflang">'
+                '<link rel="alternate" hreflang="x-default" href="/bad-hreflang">',
+            ),
+        ),
         "/error500": (500, {}, "<h1>Internal error</h1>"),
         "/orphan/1": (200, {}, _template("Orphan one", f"<p>{_prose('o1', 150)}</p>")),
         "/orphan/2": (200, {}, _template("Orphan two", f"<p>{_prose('o2', 150)}</p>")),
@@ -333,7 +352,7 @@ FEATURE_LINKS = (
     "/long-title", "/no-description", "/no-h1", "/two-h1", "/skip-levels", "/thin", "/dup-a",
     "/dup-b", "/near-a", "/near-b", "/no-lang", "/bad-jsonld", "/no-og", "/en/", "/fr/",
     "/title-in-body", "/heavy", "/mixed", "/outbound", "/error500", "/chain1", "/loop-a",
-    "/to-gone",
+    "/to-gone", "/meta-refresh", "/bad-hreflang",
 )  # fmt: skip
 
 

@@ -117,6 +117,8 @@ async def test_audit_rules_on_the_testbed_site(testbed: Testbed, tmp_path: Path)
         "duplicate-content": {"dup-a", "dup-b"},
         "hreflang-non-200": {"en/"},
         "hreflang-missing-return": {"en/"},
+        "hreflang-invalid-code": {"bad-hreflang"},
+        "meta-refresh": {"meta-refresh"},
     }
     for rule_id, urls in expect.items():
         assert by_rule.get(rule_id) == urls, rule_id
