@@ -646,6 +646,14 @@ class Crawler:
 
         ``in_slot``: called from the dispatcher's handler, which holds the feed's politeness
         slot until this returns."""
+        if job.trigger not in ("poll", "add"):
+            # A refresh (`feeds refresh`, a WebSub ping) takes no key claim: a pass of another
+            # process may have written this feed while the request was out. Decided on the row
+            # read before it, a failure undid that pass's success (nine failures and a success,
+            # then this one: dead). A pass's own feeds are claimed and read again instead.
+            fresh = await asyncio.to_thread(self.store.find_feed, job.feed.id)
+            if fresh is not None:
+                job.feed = fresh
         feed = job.feed
         now = self.clock()
         outcome: Outcome

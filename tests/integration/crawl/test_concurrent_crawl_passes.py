@@ -263,3 +263,59 @@ def test_concurrent_key_claims_of_a_large_directory_fit_the_database(db_url: str
         claims.close()
         other.close()
         store.close()
+
+
+async def test_a_refresh_decides_on_the_feed_as_it_is_when_its_answer_comes(db_url: str) -> None:
+    """`feeds refresh` and a WebSub ping's re-fetch take no key claim (another process may be
+    crawling the feed's key). While a refresh's request was out, a pass of another process read
+    the feed successfully; the refresh's failure was then decided on the row it had read before
+    its request, nine failures in a row, and marked the feed dead. It is decided on the row as it
+    is when the answer comes: one failure after a success."""
+    hits: Counter[str] = Counter()
+    first_arrived = asyncio.Event()
+    release_first = asyncio.Event()
+
+    async def handle(request: web.Request) -> web.Response:
+        hits[request.path] += 1
+        if request.path == "/robots.txt":
+            return web.Response(status=404)
+        if hits[request.path] == 1:  # the refresh's request: held, then a failure
+            first_arrived.set()
+            await release_first.wait()
+            return web.Response(status=500)
+        body = (
+            '<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>'
+            "<item><guid>a</guid><title>a</title></item></channel></rss>"
+        )
+        return web.Response(body=body.encode(), content_type="application/rss+xml")
+
+    async with loopback_server(handle) as port:
+        url = f"http://flaky.test:{port}/feed"
+        store = open_store(db_url)
+        other = SqlStore(db_url, migrate_schema=False)
+        try:
+            now = utcnow()
+            feed, _ = store.add_feed(url, now=now, politeness_key=politeness_key(url))
+            store.write([CrawlWrite(
+                feed_id=feed.id, url=url, at=now - timedelta(hours=1), outcome="error",
+                politeness_key=feed.politeness_key, error_kind="http", http_status=500,
+                feed_changes={"status": "error", "error_count": 9, "last_error": "http: 500",
+                              "last_fetched_at": now - timedelta(hours=1),
+                              "next_crawl_at": now - timedelta(minutes=1)},
+            )])
+            async with Crawler(store, loopback_settings(db_url)) as b:
+                refresh = asyncio.create_task(b.refresh([feed.id]))
+                await first_arrived.wait()
+                async with Crawler(other, loopback_settings(db_url)) as a:
+                    done = await a.crawl_due()
+                assert done.counts["ok"] == 1
+                assert store.get_feed(feed.id).status == "ok"
+                release_first.set()
+                refreshed = await refresh
+            after = store.get_feed(feed.id)
+        finally:
+            release_first.set()
+            other.close()
+            store.close()
+    assert refreshed.counts["error"] == 1
+    assert (after.status, after.error_count) == ("error", 1)
