@@ -12,6 +12,7 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 from fairfetch.cli._app import app, console, globals_of, plain
 from fairfetch.errors import AuditError, InputError
@@ -151,6 +152,48 @@ def export(
     console.print(f"{len(counts)} sheets, {sum(counts.values())} rows")
 
 
+#: Below this many columns (a pipe, a narrow terminal) the findings are a list, not a table: at
+#: 80 a table left an example ten characters a line beside the widest rule id.
+_TABLE_MIN_WIDTH = 120
+
+
+def _findings_table(data: dict, examples: int) -> None:
+    table = Table(title=f"Audit of {data['start_url']} — {data['pages']} pages")
+    # A rule id is never cut ('description-too-…' would be two rules) and an example URL is
+    # folded, never cut, so both can be found again; no word of the Issue text is cut either.
+    widest_id = max((len(r["id"]) for r in data["rules"]), default=4)
+    table.add_column("Severity")
+    table.add_column("Rule", no_wrap=True, min_width=widest_id)
+    table.add_column("Count")
+    table.add_column("Issue", overflow="fold")
+    table.add_column("Example", overflow="fold")
+    for r in data["rules"]:
+        shown = r["findings"][:examples]
+        example = "\n".join(f"{f['url']} {f['detail']}".strip() for f in shown)
+        table.add_row(
+            f"[{_SEVERITY_STYLE[r['severity']]}]{r['severity']}[/]", r["id"], str(r["count"]),
+            plain(r["title"]), plain(example),
+        )  # fmt: skip
+    console.print(table)
+
+
+def _findings_list(data: dict, examples: int) -> None:
+    """One line a rule (severity, id, count, title), its examples indented below it, each on a
+    line of its own: never cut, never folded mid-URL by us (the terminal wraps long lines)."""
+    console.print(f"Audit of {data['start_url']} — {data['pages']} pages", markup=False,
+                  highlight=False)  # fmt: skip
+    for r in data["rules"]:
+        head = Text.assemble(
+            (f"{r['severity']:<8}", _SEVERITY_STYLE[r["severity"]]),
+            (r["id"], "bold"), f" ({r['count']})  ", str(r["title"]),
+        )  # fmt: skip
+        console.print(head, highlight=False)
+        for f in r["findings"][:examples]:
+            console.print(
+                Text("        " + f"{f['url']} {f['detail']}".strip()), highlight=False
+            )
+
+
 @audit_app.command("report")
 def report(
     crawl_file: Annotated[Path, typer.Argument(help="Crawl file")],
@@ -169,23 +212,10 @@ def report(
     if as_json:
         typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
-    table = Table(title=f"Audit of {data['start_url']} — {data['pages']} pages")
-    # A rule id is never cut ('description-too-…' would be two rules) and an example URL is
-    # folded, never cut, so both can be found again; no word of the Issue text is cut either.
-    widest_id = max((len(r["id"]) for r in data["rules"]), default=4)
-    table.add_column("Severity")
-    table.add_column("Rule", no_wrap=True, min_width=widest_id)
-    table.add_column("Count")
-    table.add_column("Issue", overflow="fold")
-    table.add_column("Example", overflow="fold")
-    for r in data["rules"]:
-        shown = r["findings"][:examples]
-        example = "\n".join(f"{f['url']} {f['detail']}".strip() for f in shown)
-        table.add_row(
-            f"[{_SEVERITY_STYLE[r['severity']]}]{r['severity']}[/]", r["id"], str(r["count"]),
-            plain(r["title"]), plain(example),
-        )  # fmt: skip
-    console.print(table)
+    if console.width >= _TABLE_MIN_WIDTH:
+        _findings_table(data, examples)
+    else:
+        _findings_list(data, examples)
     if not data["finished"]:
         console.print(
             "[yellow]Crawl did not finish:[/yellow] the findings cover the pages crawled so far; "
