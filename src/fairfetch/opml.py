@@ -28,7 +28,9 @@ class Outline:
 
 
 def parse_opml(data: bytes, *, name: str = "OPML file") -> list[Outline]:
-    """Every outline with an ``xmlUrl``, in document order (duplicates removed)."""
+    """Every outline with an ``xmlUrl``, in document order (duplicates removed). One whose
+    ``xmlUrl`` is there but empty comes back with ``url=""``: a bad entry to report, where a
+    folder (no ``xmlUrl`` at all) is no entry."""
     # libxml2 expands internal entities in attribute values whatever the parser options say,
     # and an outline is all attributes: no DTD, no entities (a billion laughs in a title).
     data, _ = strip_doctype(data)
@@ -41,8 +43,11 @@ def parse_opml(data: bytes, *, name: str = "OPML file") -> list[Outline]:
     seen: set[str] = set()
     out: list[Outline] = []
     for el in root.iter("{*}outline", "outline"):
-        url = (el.get("xmlUrl") or el.get("xmlurl") or el.get("url") or "").strip()
-        if not url or url in seen:
+        declared = el.get("xmlUrl", el.get("xmlurl"))
+        url = (declared or el.get("url") or "").strip()
+        if not url and declared is None:
+            continue  # a folder, or an outline that names no feed
+        if url and url in seen:
             continue
         seen.add(url)
         parent = el.getparent()

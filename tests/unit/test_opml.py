@@ -61,3 +61,14 @@ def test_opml_export_never_fails_and_keeps_every_feed(rows: list[tuple[str, str 
     feeds = [(f"https://f{i}.example/{u}", title, None) for i, (u, title) in enumerate(rows)]
     back = parse_opml(build_opml(feeds))
     assert len(back) == len(feeds)
+
+
+def test_opml_outline_with_an_empty_xmlurl_is_kept_to_be_reported() -> None:
+    """A feed outline whose xmlUrl is empty is a bad entry (reported by import), not nothing;
+    a folder (no xmlUrl attribute) is nothing."""
+    doc = (b'<opml version="2.0"><body><outline text="Folder">'
+           b'<outline text="Lost" xmlUrl=" "/><outline text="Ok" xmlUrl="http://a.test/f"/>'
+           b"</outline></body></opml>")
+    assert parse_opml(doc) == [
+        Outline("", "Lost", "Folder"), Outline("http://a.test/f", "Ok", "Folder")
+    ]

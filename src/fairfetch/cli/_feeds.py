@@ -136,7 +136,16 @@ def feeds_import(
     outlines = parse_opml(data, name=str(file))
     if not outlines:
         raise InputError(str(file), "no outline with an xmlUrl")
-    raise typer.Exit(_add(ctx, [o.url for o in outlines]))
+    empty = [o for o in outlines if not o.url]
+    for o in empty:
+        err_console.print(
+            f"[red]invalid[/red] outline {escape(repr(o.title or ''))} in {escape(str(file))}: "
+            "empty xmlUrl",
+            highlight=False,
+        )
+    urls = [o.url for o in outlines if o.url]
+    status = _add(ctx, urls) if urls else 0
+    raise typer.Exit(BAD_INPUT if empty else status)
 
 
 @feeds_app.command("export")

@@ -134,3 +134,23 @@ def test_show_says_podcast_for_a_declared_show_without_episodes(run, tb: Testbed
     assert shown["kind"] == "podcast"
     assert shown["entry_count"] == 0
     assert any("itunes:type" in e or "podcast:" in e for e in shown["kind_evidence"])
+
+
+def test_import_opml_reports_an_outline_whose_xmlurl_is_empty(  # type: ignore[no-untyped-def]
+    run, tb: Testbed, tmp_path: Path
+) -> None:
+    """An outline that names a feed with an empty xmlUrl is a bad entry: said, naming it, with
+    exit 2; the good ones are still added. A folder outline (no xmlUrl at all) is no entry."""
+    [spec] = tb.catalog(n=1, behaviours=["podcast"])
+    opml = tmp_path / "subs.opml"
+    opml.write_text(
+        '<?xml version="1.0"?><opml version="2.0"><head/><body><outline text="Tech">'
+        f'<outline type="rss" text="Good show" xmlUrl="{spec.url}"/>'
+        '<outline type="rss" text="Lost Weekly" xmlUrl="  "/></outline></body></opml>'
+    )
+    r = run("feeds", "import", str(opml))
+    assert r.exit_code == 2
+    assert "Lost Weekly" in r.output and "empty xmlUrl" in r.output
+    assert "Tech" not in r.output  # the folder is no entry
+    listed = json.loads(run("feeds", "list", "--json").stdout)
+    assert [f["url"] for f in listed] == [spec.url]
