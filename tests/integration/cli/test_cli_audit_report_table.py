@@ -65,7 +65,8 @@ def test_cli_audit_report_in_80_columns_is_a_list_with_whole_ids_and_examples(
     r = runner.invoke(app, ["audit", "report", str(crawl_file), "--examples", "2"],
                       env={"COLUMNS": "80"})
     assert r.exit_code == 0, (r.output, r.exception)
-    assert "│" not in r.stdout and "…" not in r.stdout, r.stdout
+    assert "│" not in r.stdout, r.stdout
+    assert "…" not in r.stdout, r.stdout
     lines = r.stdout.splitlines()
     assert lines[0].startswith("Audit of ")
     # Worst first, as in the JSON; each rule's line, then its first examples, whole and indented.
@@ -73,7 +74,8 @@ def test_cli_audit_report_in_80_columns_is_a_list_with_whole_ids_and_examples(
     assert [h.split()[1] for h in heads] == [rule["id"] for rule in data["rules"]]
     for head, rule in zip(heads, data["rules"], strict=True):
         assert head.split()[0] == rule["severity"]
-        assert f"({rule['count']})" in head and rule["title"] in head
+        assert f"({rule['count']})" in head
+        assert rule["title"] in head
         at = lines.index(head)
         shown = [f"{f['url']} {f['detail']}".strip() for f in rule["findings"][:2]]
         assert [ln.strip() for ln in lines[at + 1 : at + 1 + len(shown)]] == shown

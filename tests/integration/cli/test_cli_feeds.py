@@ -150,7 +150,8 @@ def test_import_opml_reports_an_outline_whose_xmlurl_is_empty(  # type: ignore[n
     )
     r = run("feeds", "import", str(opml))
     assert r.exit_code == 2
-    assert "Lost Weekly" in r.output and "empty xmlUrl" in r.output
+    assert "Lost Weekly" in r.output
+    assert "empty xmlUrl" in r.output
     assert "Tech" not in r.output  # the folder is no entry
     listed = json.loads(run("feeds", "list", "--json").stdout)
     assert [f["url"] for f in listed] == [spec.url]
