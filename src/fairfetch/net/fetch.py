@@ -453,24 +453,32 @@ class Fetcher:
         if not read_body:
             resp.close()  # do not drain what nobody will read
         elif not no_body:
+            # Only a 2xx body is the point of the fetch. Any other answer is decided by its
+            # status, whatever its body: a 429 whose page is undecodable, too large or cut
+            # off is still a throttle (never a feed error), a 410 still gone.
+            body_counts = 200 <= status < 300
             try:
                 body, decoded, wire = await _read_body(resp, headers, cap)
             except _TooLarge as exc:
                 prefix, decoded, wire = exc.args
                 resp.close()
-                return progress.fail(
-                    "too_large",
-                    f"body over {cap} bytes (after decompression)",
-                    body=prefix,
-                    bytes_read=decoded,
-                    wire_bytes=wire,
-                )
+                if body_counts:
+                    return progress.fail(
+                        "too_large",
+                        f"body over {cap} bytes (after decompression)",
+                        body=prefix,
+                        bytes_read=decoded,
+                        wire_bytes=wire,
+                    )
+                body = prefix
             except _BadEncoding as exc:
                 resp.close()
-                return progress.fail("http", str(exc))
+                if body_counts:
+                    return progress.fail("http", str(exc))
             except (aiohttp.ClientError, OSError, TimeoutError) as exc:
-                kind, detail = _exception_kind(exc)
-                return progress.fail(kind, detail)
+                if body_counts:
+                    kind, detail = _exception_kind(exc)
+                    return progress.fail(kind, detail)
 
         sized = {"body": body, "bytes_read": decoded, "wire_bytes": wire}
         if status == 429 or (status == 503 and "retry-after" in headers):

@@ -21,6 +21,7 @@ from aiohttp import web
 
 from fairfetch.config import Settings
 from fairfetch.net.fetch import Fetcher
+from fairfetch.net.outcome import FetchResult
 from fairfetch.net.perimeter import Resolver
 
 #: Names the resolver maps to 127.0.0.2, which the perimeter refuses (only 127.0.0.1/32 allowed).
@@ -161,3 +162,37 @@ async def answer_ok(
         state.requests += 1
         writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
         await writer.drain()
+
+
+def canned(head: bytes, body: bytes, *, length: bool = True) -> Behaviour:
+    """A server answering every request with ``head`` (status line and headers, no blank line)
+    and ``body``. With ``length`` a true Content-Length is added and the connection kept;
+    without, none is added (``head`` may carry a lying one) and the connection is closed after
+    the body."""
+
+    async def behaviour(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter, state: RawServer
+    ) -> None:
+        while True:
+            await reader.readuntil(b"\r\n\r\n")
+            state.requests += 1
+            extra = b"Content-Length: %d\r\n" % len(body) if length else b""
+            writer.write(head + b"\r\n" + extra + b"\r\n" + body)
+            await writer.drain()
+            if not length:
+                writer.close()
+                return
+
+    return behaviour
+
+
+async def fetch_raw(
+    head: bytes, body: bytes, *, length: bool = True, **settings: object
+) -> FetchResult:
+    """One fetch from a :func:`canned` server, with a fresh Fetcher of ``net_settings``."""
+    f: Fetcher = make_fetcher(net_settings(**settings))
+    try:
+        async with raw_server(canned(head, body, length=length)) as srv:
+            return await f.fetch(srv.url("/feed", host="enc.test"))
+    finally:
+        await f.aclose()
