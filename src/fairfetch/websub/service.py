@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from fairfetch.config import Settings
+from fairfetch.errors import FairfetchError
 from fairfetch.store import SqlStore
 from fairfetch.store import websub_repo as repo
 from fairfetch.websub import lease
@@ -455,6 +456,10 @@ class WebSubService:
             try:
                 while await self.process_deliveries():
                     pass
+            except FairfetchError as exc:  # left queued; run_forever's next pass retries them
+                log.error("websub: processing queued deliveries failed: %s", exc)
+                log.debug("the refused processing of deliveries", exc_info=exc)
+                return
             except Exception:  # left queued; run_forever's next pass retries them
                 log.exception("websub: processing queued deliveries failed")
                 return
@@ -567,6 +572,9 @@ class WebSubService:
         while not stop.is_set():
             try:
                 await self.tick()
+            except FairfetchError as exc:  # the database refused: its one line says it all
+                log.error("websub upkeep pass failed: %s", exc)
+                log.debug("the refused websub upkeep pass", exc_info=exc)
             except Exception:
                 log.exception("websub upkeep pass failed")
             self._wake.clear()
