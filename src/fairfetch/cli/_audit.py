@@ -182,6 +182,7 @@ def _findings_list(data: dict, examples: int) -> None:
     line of its own: never cut, never folded mid-URL by us (the terminal wraps long lines)."""
     console.print(f"Audit of {data['start_url']} — {data['pages']} pages", markup=False,
                   highlight=False)  # fmt: skip
+    console.print("[dim]Severity Rule (findings)  Issue, then examples[/dim]", highlight=False)
     for r in data["rules"]:
         head = Text.assemble(
             (f"{r['severity']:<8}", _SEVERITY_STYLE[r["severity"]]),
