@@ -244,6 +244,10 @@ def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
             # str() would make db = 3 the database file "3" and a list its repr.
             raise ValueError(f"expected text, not {raw!r}")
         text = str(raw)
+        if default and not text.strip():
+            # Never meant: FAIRFETCH_DB= failed later as "database URL ''" (which variable?),
+            # and an empty host would have served on every interface.
+            raise ValueError(f"empty (unset it for the default, {default!r})")
         if name == "public_url":
             _check_public_url(text)
         return text
@@ -260,6 +264,9 @@ def load_settings(
     """Settings from defaults < a TOML file < the environment < overrides (``None`` ignored)."""
     values: dict[str, Any] = {}
     if config_file is not None:
+        if not str(config_file).strip():
+            # Path("") is "." (the working directory): "cannot read ... Is a directory".
+            raise ConfigError("config file '': empty path (name a TOML file, or leave it out)")
         path = Path(config_file)
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))

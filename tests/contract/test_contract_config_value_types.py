@@ -44,3 +44,29 @@ def test_contract_config_a_non_text_value_for_a_text_setting_is_refused(
         load_settings(conf, environ={})
     assert key in str(caught.value)
     assert str(conf) in str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["db", "host", "smtp_url", "user_agent", "mail_from"])
+@pytest.mark.parametrize("value", ["", "   "])
+def test_contract_config_an_empty_text_setting_is_refused_naming_its_variable(
+    name: str, value: str
+) -> None:
+    """FAIRFETCH_DB= was 'database URL '' is not a valid URL' (which variable?), and an empty
+    host would have served on every interface: a setting with a default is never empty."""
+    var = f"FAIRFETCH_{name.upper()}"
+    with pytest.raises(ConfigError) as caught:
+        load_settings(environ={var: value})
+    assert var in str(caught.value)
+    assert "empty" in str(caught.value)
+
+
+def test_contract_config_an_empty_admin_token_is_no_token() -> None:
+    assert load_settings(environ={"FAIRFETCH_ADMIN_TOKEN": ""}).admin_token == ""
+
+
+@pytest.mark.parametrize("path", ["", "  "])
+def test_contract_config_an_empty_config_path_is_named_as_empty(path: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path, environ={})
+    assert "'.'" not in str(caught.value)
+    assert "empty" in str(caught.value)
