@@ -20,8 +20,9 @@ def _is_control(c: str) -> bool:
 def normalize_feed_url(raw: str) -> str:
     """Validate and lightly normalise a URL a user gave; raises InvalidURLError naming it.
 
-    Only http and https are crawlable. The host is lower-cased and the fragment dropped (it is
-    never sent to the server); nothing else is touched, since servers differ on what else matters.
+    Only http and https are crawlable. The host is lower-cased (an international one spelt in
+    IDNA, as it is sent) and the fragment dropped (it is never sent to the server); nothing else
+    is touched, since servers differ on what else matters.
     """
     text = (raw or "").strip()
     if not text:
@@ -58,7 +59,12 @@ def normalize_feed_url(raw: str) -> str:
         netloc += f":{port}"
     url = urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, ""))
     try:
-        URL(url)  # what the fetcher will parse: refuse here what it would refuse every crawl
+        parsed = URL(url)  # what the fetcher will parse: refuse here what it would refuse
     except (ValueError, UnicodeError) as exc:
         raise InvalidURLError(raw, f"not a valid host name ({exc})") from None
+    ascii_host = parsed.raw_host or ""
+    if not host.isascii() and ascii_host:
+        # One spelling per host, the one the fetcher sends (IDNA): "bücher.test" and
+        # "xn--bcher-kva.test" were two feeds, crawled twice.
+        url = url.replace(f"//{host.lower()}", f"//{ascii_host}", 1)
     return url

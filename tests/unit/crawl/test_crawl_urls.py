@@ -43,3 +43,13 @@ def test_unusable_characters_are_refused_naming_the_input(raw: str, reason: str)
 )
 def test_good_urls_are_kept(raw: str, expected: str) -> None:
     assert normalize_feed_url(raw) == expected
+
+
+@pytest.mark.parametrize(
+    "raw",
+    ["http://bücher.test/feed", "http://BÜCHER.test/feed", "http://xn--bcher-kva.test/feed"],
+)
+def test_an_international_host_has_one_spelling(raw: str) -> None:
+    """The host as the fetcher sends it (IDNA, as browsers' URL parser spells it): the Unicode
+    and punycode spellings of one host were two feeds, crawled twice."""
+    assert normalize_feed_url(raw) == "http://xn--bcher-kva.test/feed"
