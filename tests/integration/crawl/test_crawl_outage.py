@@ -62,3 +62,39 @@ async def test_a_few_keys_failing_is_their_failure(tmp_path: Path) -> None:
     with store.engine.connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(outages)).scalar_one() == 0
     store.close()
+
+
+async def test_adding_many_unreachable_feeds_at_once_is_our_outage(tmp_path: Path) -> None:
+    """`feeds add` (or an OPML import) of many feeds while our network is down: the adds' held
+    failures get one verdict once every fetch of the batch is in, as a pass's do. Each add
+    decided alone before the detector tripped: 30 such adds gave 19 feeds in error."""
+    port = _closed_port()
+    store = open_store(f"sqlite:///{tmp_path}/adds.db")
+    urls = [f"http://down{i}.test:{port}/feed" for i in range(30)]
+    settings = load_settings(
+        environ={}, db=store.url, allow_networks="127.0.0.1/32", resolve="*.test:127.0.0.1",
+        outage_keys=20, obey_robots=False,
+    )  # fmt: skip
+    async with Crawler(store, settings) as crawler:
+        report = await crawler.add(urls)
+    assert sorted(report.added) == sorted(urls)
+    feeds = list(store.iter_feeds())
+    assert len(feeds) == 30
+    assert all(f.status == "new" and f.error_count == 0 and f.last_error is None for f in feeds)
+    with store.engine.connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(outages)).scalar_one() == 1
+    store.close()
+
+
+async def test_adding_a_few_unreachable_feeds_is_their_failure(tmp_path: Path) -> None:
+    port = _closed_port()
+    store = open_store(f"sqlite:///{tmp_path}/adds.db")
+    urls = [f"http://down{i}.test:{port}/feed" for i in range(5)]
+    settings = load_settings(
+        environ={}, db=store.url, allow_networks="127.0.0.1/32", resolve="*.test:127.0.0.1",
+        outage_keys=20, obey_robots=False,
+    )  # fmt: skip
+    async with Crawler(store, settings) as crawler:
+        await crawler.add(urls)
+    assert all(f.status == "error" and f.error_count == 1 for f in store.iter_feeds())
+    store.close()
