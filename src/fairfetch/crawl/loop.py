@@ -170,14 +170,24 @@ class Crawler:
         """Per politeness key: queued, in flight, rate, pause (for /metrics and /crawlstats)."""
         return self._dispatcher.snapshot() if self._dispatcher is not None else {}
 
-    async def aclose(self) -> None:
+    async def aclose(self, *, abort: bool = False) -> None:
+        """Finish what was started and close. With ``abort`` (leaving on an error, or on Ctrl-C:
+        the crawl was cancelled), fetches in flight and queued are dropped rather than waited
+        for — up to ``total_timeout`` each, or a key's Retry-After — and their feeds stay due,
+        as after a kill; results already fetched are still written."""
         if self._dispatcher is not None:
             if self._after_slot_tasks:
+                if abort:
+                    for task in self._after_slot_tasks:
+                        task.cancel()
                 await asyncio.gather(*self._after_slot_tasks, return_exceptions=True)
             self._dispatcher.close()
             if self._dispatch_task is not None:
-                if self._dispatcher.state.in_flight == 0 and self._dispatcher.state.pending:
-                    # Only deferred jobs are left, waiting for a paused key: drop them.
+                if abort or (
+                    self._dispatcher.state.in_flight == 0 and self._dispatcher.state.pending
+                ):
+                    # Aborting, or only deferred jobs are left (waiting for a paused key):
+                    # drop what is in flight or queued.
                     self._dispatch_task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await self._dispatch_task
@@ -201,8 +211,8 @@ class Crawler:
     async def __aenter__(self) -> Crawler:
         return self
 
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
+    async def __aexit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        await self.aclose(abort=exc_type is not None)
 
     # --- public operations -----------------------------------------------------------------
 
