@@ -263,6 +263,13 @@ def load_settings(
 ) -> Settings:
     """Settings from defaults < a TOML file < the environment < overrides (``None`` ignored)."""
     values: dict[str, Any] = {}
+    env = os.environ if environ is None else environ
+    # A value a later source replaces is not read: FAIRFETCH_DB= beside --db is no mistake (a
+    # wrapper clearing the variable), and an empty value is refused only where it would count.
+    chosen = {name for name, raw in overrides.items() if raw is not None}
+    from_env = {
+        name for name in _FIELDS if env_name(name) in env and name != "key_overrides"
+    } - chosen
     if config_file is not None:
         if not str(config_file).strip():
             # Path("") is "." (the working directory): "cannot read ... Is a directory".
@@ -291,12 +298,11 @@ def load_settings(
         for key, raw in section.items():
             if key not in _FIELDS:
                 raise ConfigError(f"config file {str(path)!r}: unknown setting {key!r}")
-            values[key] = _coerce(key, raw, f"config file {str(path)!r}")
-    env = os.environ if environ is None else environ
-    for name in _FIELDS:
+            if key not in chosen and key not in from_env:
+                values[key] = _coerce(key, raw, f"config file {str(path)!r}")
+    for name in sorted(from_env):
         key = env_name(name)
-        if key in env and name != "key_overrides":
-            values[name] = _coerce(name, env[key], key)
+        values[name] = _coerce(name, env[key], key)
     for name, raw in overrides.items():
         if raw is None:
             continue

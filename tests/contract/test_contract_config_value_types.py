@@ -70,3 +70,9 @@ def test_contract_config_an_empty_config_path_is_named_as_empty(path: str) -> No
         load_settings(path, environ={})
     assert "'.'" not in str(caught.value)
     assert "empty" in str(caught.value)
+
+
+def test_contract_config_an_empty_variable_a_later_source_replaces_is_not_read() -> None:
+    """FAIRFETCH_DB= beside --db (a wrapper clearing the variable) is no mistake."""
+    settings = load_settings(environ={"FAIRFETCH_DB": ""}, db="sqlite:///given.db")
+    assert settings.db == "sqlite:///given.db"
