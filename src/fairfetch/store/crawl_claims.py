@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import os
 import threading
 from collections.abc import Iterable
 
 import sqlalchemy as sa
 
 from fairfetch.errors import StoreError
+from fairfetch.store.lock_files import sqlite_lock_fd
 from fairfetch.store.refusals import refused
 from fairfetch.store.sql import SqlStore
 
@@ -44,28 +44,12 @@ _ADVISORY_NS = 0x6372776C
 #: file) would both get one; this tells them apart.
 _LOCAL: dict[tuple[str, int], int] = {}
 _LOCAL_LOCK = threading.Lock()
-#: SQLite: one descriptor per lock file for the life of the process (closing any descriptor of
-#: a file drops every record lock the process holds on it).
-_LOCK_FILES: dict[str, int] = {}
 
 
 def key_slot(key: str) -> int:
     """The claim slot of a politeness key, in ``range(SLOTS)``: the same in every process."""
     digest = hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest()
     return int.from_bytes(digest) % SLOTS
-
-
-def _lock_fd(store: SqlStore) -> int | None:
-    path = store.engine.url.database
-    if not path or path == ":memory:" or path.startswith("file::memory:"):
-        return None  # one process by definition
-    lock_path = os.path.realpath(path) + "-crawl.lock"
-    with _LOCAL_LOCK:
-        fd = _LOCK_FILES.get(lock_path)
-        if fd is None:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            _LOCK_FILES[lock_path] = fd
-    return fd
 
 
 class KeyClaims:
@@ -80,7 +64,7 @@ class KeyClaims:
         if store.engine.dialect.name == "postgresql":
             self._conn = store.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         else:
-            self._fd = _lock_fd(store)
+            self._fd = sqlite_lock_fd(store, "crawl")
 
     def holds(self, key: str) -> bool:
         return key_slot(key) in self._held

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
@@ -15,6 +14,7 @@ import sqlalchemy as sa
 
 from fairfetch.errors import StoreError
 from fairfetch.notify.billing import Charge
+from fairfetch.store.lock_files import sqlite_lock_fd
 from fairfetch.store.notify_outbox import open_issue
 from fairfetch.store.notify_subscriptions import listing_query
 from fairfetch.store.refusals import refused
@@ -77,29 +77,6 @@ _ADVISORY_NS = 0x6E6F7466  # "notf"
 #: so two threads would both get one; this set tells them apart.
 _LOCAL_CLAIMS: set[tuple[str, int]] = set()
 _LOCAL_LOCK = threading.Lock()
-#: SQLite: one descriptor per lock file, open for the life of the process. Closing any
-#: descriptor of a file drops every record lock the process holds on it, so it is never closed.
-_LOCK_FILES: dict[str, int] = {}
-
-
-def _sqlite_lock_fd(store: SqlStore) -> int | None:
-    """The claims lock file beside a SQLite database (``<db>-notify.lock``), or None for an
-    in-memory one (one process by definition).
-
-    Between processes (``notify send-due`` from cron beside ``run``) a claim is a one-byte
-    record lock at the row's id: the kernel drops it when the process dies, so like
-    PostgreSQL's advisory locks a crash delays nothing. A lock file of its own, never the
-    database: SQLite takes record locks on its own files and closes their descriptors."""
-    path = store.engine.url.database
-    if not path or path == ":memory:" or path.startswith("file::memory:"):
-        return None
-    lock_path = os.path.realpath(path) + "-notify.lock"
-    with _LOCAL_LOCK:
-        fd = _LOCK_FILES.get(lock_path)
-        if fd is None:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            _LOCK_FILES[lock_path] = fd
-    return fd
 
 
 class OutboxClaims:
@@ -109,7 +86,7 @@ class OutboxClaims:
     once claimed (another sender may have sent it since it was read). On PostgreSQL a claim is a
     session advisory lock on a connection of this pass: it is released when the row is settled,
     and by the server if the process dies, so a crash delays nothing. On SQLite it is a mark in
-    this process and a record lock on a file beside the database (see _sqlite_lock_fd). The
+    this process and a record lock on a file beside the database (see store/lock_files.py). The
     claim is held from before the SMTP dialogue until after the row is marked.
     """
 
@@ -123,7 +100,7 @@ class OutboxClaims:
         if store.engine.dialect.name == "postgresql":
             self._conn = store.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         elif store.engine.dialect.name == "sqlite":
-            self._lock_fd = _sqlite_lock_fd(store)
+            self._lock_fd = sqlite_lock_fd(store, "notify")
 
     @refused("claiming notification {outbox_id}")
     def claim(self, outbox_id: int, now: datetime) -> bool:
