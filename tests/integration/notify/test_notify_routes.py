@@ -259,3 +259,19 @@ def test_notify_find_or_add_feed_normalises_and_checks_the_url(site):
             find_or_add_feed(store, bad, T0)
         assert repr(bad) in str(err.value) or bad in str(err.value)
     assert len(store.list_feeds()) == 1
+
+
+def test_notify_subscribe_page_never_says_a_queued_mail_was_sent(site):
+    """The form's answer comes before the confirmation mail is handed to the mail server (it
+    goes after the response, and may wait in the outbox while the server is away): the page
+    says it is on its way, and a second request within the hour that one was queued."""
+    _subscribe(site, "bo@example.test")
+    fid = site.world.add_feed("https://a.example.test/feed")
+    first = site.client.post("/subscribe", data={"feed": str(fid), "email": "cy@example.test"})
+    again = site.client.post("/subscribe", data={"feed": str(fid), "email": "cy@example.test"})
+    for page in (first, again):
+        assert page.status_code == 200
+        assert "was sent" not in page.text
+        assert "We sent" not in page.text
+    assert "on its way to cy@example.test" in first.text
+    assert "was queued less than an hour ago" in again.text
