@@ -13,7 +13,9 @@ How the guarantees are kept:
   before the request. Redirects are followed by hand, so every hop passes both checks.
 * **Body cap** — decompression is ours (``auto_decompress=False``) and bounded with zlib's
   ``max_length``: we never inflate more than the bytes still allowed plus one, so a gzip bomb
-  costs at most the cap in memory, whatever its ratio.
+  costs at most the cap in memory, whatever its ratio. Stacked codings ("gzip, gzip") are
+  undone in turn, each layer bounded; a coding we did not ask for, or a compressed stream that
+  ends before its end, fails as ``http`` rather than passing on bytes that are not the body.
 * **Time caps** — connect (``sock_connect``), first byte and every later read
   (``sock_read``), and the whole fetch including redirects (``asyncio.timeout``).
 * **No hidden retries** — aiohttp's silent one-time retry on a dropped keep-alive connection is
@@ -106,10 +108,20 @@ class _Decoder:
         self.coding = coding
         self._d: Any = None
         self._head = b""
+        self._fed = False
         if coding in ("gzip", "x-gzip"):
             self._d = zlib.decompressobj(16 + zlib.MAX_WBITS)
 
+    def finish(self) -> None:
+        """Raise unless the stream ended where it says it ends: a body cut short still inflates
+        to a plausible prefix (half a feed), which must not pass for the whole of it."""
+        if not self._fed:
+            return  # an empty body: nothing was compressed
+        if self._d is None or not self._d.eof:
+            raise _BadEncoding(f"truncated {self.coding} body: the stream ends before its end")
+
     def feed(self, data: bytes, limit: int) -> bytes:
+        self._fed = self._fed or bool(data)
         if self._d is None:  # deflate: zlib-wrapped per the RFC, raw in practice too; sniff
             self._head += data
             if len(self._head) < 2:
@@ -136,6 +148,50 @@ class _Decoder:
         except zlib.error as exc:
             raise _BadEncoding(f"undecodable {self.coding} body: {exc}") from None
         return bytes(out)
+
+
+#: Content codings we decode (bounded); "identity" is no coding at all.
+_DECODABLE = frozenset({"gzip", "x-gzip", "deflate"})
+
+
+class _InnerTooLarge(Exception):
+    pass
+
+
+class _Chain:
+    """The decoders of a ``Content-Encoding`` list, undone last-applied first (RFC 9110 §8.4:
+    "gzip, gzip" is gzip twice). Each inner layer is bounded too: a gzip of a gzip bomb would
+    otherwise inflate its outer layer without limit before the cap ever saw a byte. An inner
+    layer may hold twice the cap (compressed data barely compresses again)."""
+
+    def __init__(self, codings: list[str], cap: int) -> None:
+        self._layers = [_Decoder(c) for c in reversed(codings)]
+        self._inner_cap = 2 * cap + 1024
+        self._spent = [0] * len(self._layers)
+
+    def feed(self, data: bytes, limit: int) -> bytes:
+        """Up to ``limit`` bytes of the innermost layer; raises :class:`_InnerTooLarge` with
+        what that layer gave when an inner layer passed its own bound first."""
+        last = len(self._layers) - 1
+        over = False
+        for i, layer in enumerate(self._layers[:last]):
+            room = self._inner_cap - self._spent[i]
+            data = layer.feed(data, room + 1)
+            if len(data) > room:
+                over, data = True, data[:room]
+            self._spent[i] += len(data)
+        out = self._layers[last].feed(data, limit)
+        if over and len(out) < limit:
+            raise _InnerTooLarge(out)
+        return out
+
+    def finish(self) -> None:
+        for layer in self._layers:
+            layer.finish()
+
+
+def _content_codings(value: str) -> list[str]:
+    return [c for c in (p.strip().lower() for p in value.split(",")) if c and c != "identity"]
 
 
 @dataclass
@@ -498,8 +554,15 @@ class Fetcher:
 async def _read_body(
     resp: aiohttp.ClientResponse, headers: Mapping[str, str], cap: int
 ) -> tuple[bytes, int, int]:
-    coding = headers.get("content-encoding", "").strip().lower()
-    decoder = _Decoder(coding) if coding in ("gzip", "x-gzip", "deflate") else None
+    declared = headers.get("content-encoding", "").strip()
+    codings = _content_codings(declared)
+    if any(c not in _DECODABLE for c in codings):
+        # Handing on bytes we cannot decode would record the server's fault as ours to
+        # parse (not_a_feed, parse): say which coding it used that we never asked for.
+        raise _BadEncoding(
+            f"content-encoding {declared!r} not supported (we accept {ACCEPT_ENCODING})"
+        )
+    decoder = _Chain(codings, cap) if codings else None
     if decoder is None:
         length = headers.get("content-length", "")
         # A declared length over the cap takes the chunk loop below, which stops at cap + 1
@@ -516,11 +579,17 @@ async def _read_body(
     async for chunk in resp.content.iter_chunked(_CHUNK):
         wire += len(chunk)
         room = cap - len(out)
-        piece = decoder.feed(chunk, room + 1) if decoder is not None else chunk
+        try:
+            piece = decoder.feed(chunk, room + 1) if decoder is not None else chunk
+        except _InnerTooLarge as exc:  # within the cap so far, but no longer bounded
+            out += exc.args[0]
+            raise _TooLarge(bytes(out), len(out), wire) from None
         if len(piece) > room:
             out += piece[:room]
             raise _TooLarge(bytes(out), cap + 1, wire)
         out += piece
+    if decoder is not None:
+        decoder.finish()
     return bytes(out), len(out), wire
 
 
