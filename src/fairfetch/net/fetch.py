@@ -219,7 +219,18 @@ class _Progress:
         )
 
     def fail(self, kind: str, detail: str, **kw: Any) -> FetchResult:
-        return self.result(error_kind=kind, error_detail=detail, **kw)
+        return self.result(error_kind=kind, error_detail=_one_line(detail), **kw)
+
+
+#: A detail is stored in ``feeds.last_error`` and in a ``crawls`` row per attempt, and shown on
+#: one line by the CLI and the web: what a server sent (a 60 KB status line, reason phrase or
+#: Location, aiohttp's multi-line caret diagrams) must not reach it whole.
+_MAX_DETAIL = 300
+
+
+def _one_line(detail: str) -> str:
+    flat = " ".join(detail.split())
+    return flat if len(flat) <= _MAX_DETAIL else flat[: _MAX_DETAIL - 1] + "…"
 
 
 def _exception_kind(exc: BaseException) -> tuple[str, str]:
