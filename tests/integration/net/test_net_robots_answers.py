@@ -105,4 +105,4 @@ async def test_a_robots_txt_past_the_redirect_cap_is_no_rules() -> None:
     assert r.ok
     assert rules is not None
     assert rules.state == "allow_all"
-    assert rules.expires_at - rules.fetched_at == f.robots.ttl
+    assert rules.expires_at - rules.fetched_at == pytest.approx(f.robots.ttl)
