@@ -573,6 +573,13 @@ async def _read_body(
         raise _BadEncoding(
             f"content-encoding {declared!r} not supported (we accept {ACCEPT_ENCODING})"
         )
+    # aiohttp undoes "chunked" only; a server's "Transfer-Encoding: gzip, chunked" (never
+    # asked for: we send no TE) was applied over the content codings, so it is undone first.
+    transfer = headers.get("transfer-encoding", "").strip()
+    layers = [c for c in _content_codings(transfer) if c != "chunked"]
+    if any(c not in _DECODABLE for c in layers):
+        raise _BadEncoding(f"transfer-encoding {transfer!r} not supported")
+    codings += layers
     decoder = _Chain(codings, cap) if codings else None
     if decoder is None:
         length = headers.get("content-length", "")

@@ -132,3 +132,48 @@ async def test_stacked_bomb_keeps_memory_bounded() -> None:
     assert r.error_kind == "too_large"
     assert len(r.body) == cap
     assert peak < 8 * cap, f"peak {peak} bytes"
+
+
+# --- transfer codings other than chunked (aiohttp only undoes chunked) ---
+
+
+def _chunked(data: bytes) -> bytes:
+    return b"%x\r\n" % len(data) + data + b"\r\n0\r\n\r\n"
+
+
+@pytest.mark.parametrize(
+    ("te", "body", "length"),
+    [
+        ("gzip, chunked", _chunked(gzip.compress(TEXT)), False),
+        ("gzip", gzip.compress(TEXT), False),  # the body ends with the connection
+        ("deflate, chunked", _chunked(zlib.compress(TEXT)), False),
+    ],
+    ids=["gzip-chunked", "gzip-until-close", "deflate-chunked"],
+)
+async def test_a_gzip_transfer_coding_is_decoded(te: str, body: bytes, length: bool) -> None:
+    r = await fetch_raw(
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: " + te.encode(), body, length=length
+    )
+    assert r.ok, r.error_detail
+    assert r.body == TEXT
+
+
+async def test_a_gzip_transfer_coding_over_a_gzip_content_coding_is_decoded_twice() -> None:
+    body = _chunked(gzip.compress(gzip.compress(TEXT)))
+    r = await fetch_raw(
+        b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nTransfer-Encoding: gzip, chunked",
+        body,
+        length=False,
+    )
+    assert r.ok, r.error_detail
+    assert r.body == TEXT
+
+
+async def test_an_unknown_transfer_coding_is_an_http_failure_naming_it() -> None:
+    r = await fetch_raw(
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: snappy, chunked",
+        _chunked(b"\x00\x01"),
+        length=False,
+    )
+    assert r.error_kind == "http"
+    assert "snappy" in r.error_detail
