@@ -4,11 +4,12 @@ a schedule instruction, never a feed error — and a 410 stays gone. Raw bytes o
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 
 import pytest
 
-from .conftest import fetch_raw
+from .conftest import RawServer, fetch_raw, make_fetcher, net_settings, raw_server
 
 
 @pytest.mark.parametrize(
@@ -68,3 +69,25 @@ async def test_a_2xx_body_cut_off_is_still_a_failure() -> None:
     assert not r.ok
     assert r.error_kind == "connect"
     assert r.body == b""
+
+
+async def test_a_throttle_whose_body_stalls_is_still_a_throttle() -> None:
+    # Headers whole, then the body stops coming: the read timeout must not turn the 429 into
+    # a 'timeout' (a network kind, counted towards an outage of ours).
+    async def stall(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter, state: RawServer
+    ) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 429 Slow\r\nRetry-After: 90\r\nContent-Length: 100\r\n\r\nab")
+        await writer.drain()
+        await asyncio.Event().wait()
+
+    f = make_fetcher(net_settings(first_byte_timeout=0.2, total_timeout=30.0))
+    try:
+        async with raw_server(stall) as srv:
+            r = await f.fetch(srv.url("/feed", host="stall.test"))
+    finally:
+        await f.aclose()
+    assert r.error_kind is None, r.error_detail
+    assert r.throttled
+    assert r.retry_after == 90
