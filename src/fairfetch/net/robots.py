@@ -13,6 +13,8 @@ expect crawlers to share:
   keeps applying instead, as Google keeps its cached copy (RFC 9309 §2.3.1.4 allows both).
   Our choice of a short ``error_ttl`` (30 min, where Google waits 12 h) matches feed
   intervals: a feed is not skipped for half a day over one failed robots fetch.
+  A 2xx whose body cannot be decoded (a gzip stream cut short or corrupt, a coding we never
+  asked for) counts as a 5xx: no rules were read, so none can be assumed absent.
   A refusal because robots.txt answered 5xx is of kind ``robots_unreachable``, not ``robots``:
   the publisher did not forbid anything, its server failed on another URL than the feed, and
   the health decision must not count it as the feed's failure (see ``crawl/health.py``). A
@@ -388,10 +390,18 @@ class RobotsCache:
                 detail=result.error_detail,
                 parsed_at=now,
             )
+        # A 2xx whose body could not be decoded (a gzip stream cut short, a coding we never
+        # asked for): the server failed on robots.txt, as with a 5xx, below — not "no rules".
+        unreadable = (
+            status is not None
+            and 200 <= status < 300
+            and result.error_kind not in _CUT_OFF
+        )
         if (
             status is not None
             and result.error_kind not in _CUT_OFF
             and not (status == 429 or status >= 500)
+            and not unreadable
         ):
             # 1xx/3xx as a final answer: nothing usable, nothing forbidding. (A 2xx whose body
             # could not be read — timeout, reset — is unreachable, below: not "no rules".)
@@ -427,6 +437,9 @@ class RobotsCache:
         if status is not None and (status == 429 or status >= 500):
             kind = "robots_unreachable"
             why = f"robots.txt answered {status}"
+        elif unreadable:
+            kind = "robots_unreachable"
+            why = f"robots.txt answered {status}, its body unreadable ({result.error_detail})"
         else:
             # Nothing usable came back (no answer, or a 2xx body cut off by a timeout/reset).
             kind = result.error_kind or "robots_unreachable"
