@@ -48,7 +48,7 @@ from fairfetch.net.perimeter import (
     check_address,
     parse_allow_networks,
 )
-from fairfetch.net.retry_after import parse_retry_after
+from fairfetch.net.retry_after import parse_retry_after, retry_after_seconds
 
 if TYPE_CHECKING:
     from fairfetch.config import Settings
@@ -549,7 +549,7 @@ class Fetcher:
 
         sized = {"body": body, "bytes_read": decoded, "wire_bytes": wire}
         if status == 429 or (status == 503 and "retry-after" in headers):
-            seconds = parse_retry_after(headers.get("retry-after"), datetime.now(UTC))
+            seconds = _retry_after(resp.headers.getall("Retry-After", []), datetime.now(UTC))
             return progress.result(retry_after=seconds, **sized)
         if 200 <= status < 300 or status == 304:
             return progress.result(**sized)
@@ -560,6 +560,16 @@ class Fetcher:
         if 300 <= status < 400 and not progress.hops and status in _REDIRECTS:
             return progress.result(**sized)  # follow_redirects=False: the caller reads Location
         return progress.fail("http", f"{status} {resp.reason or ''}".strip(), **sized)
+
+
+def _retry_after(values: list[str], now: datetime) -> float:
+    """Clamped seconds from every Retry-After header the answer carried (a proxy and the origin
+    may each add one; joined, "120, 7200" reads as nothing): the longest readable one, since
+    coming back later than asked is polite and sooner is not."""
+    readable = [s for v in values if (s := retry_after_seconds(v, now)) is not None]
+    if not readable:
+        return parse_retry_after(None, now)
+    return parse_retry_after(str(int(max(readable))), now)
 
 
 async def _read_body(
