@@ -25,6 +25,7 @@ How the guarantees are kept:
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 import ssl
 import time
@@ -272,6 +273,16 @@ def _literal_refusal(host: str, allow: Any) -> str | None:
     return check_address(addr, allow)
 
 
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def _undropped(location: str) -> str:
+    """A header's bytes that are not UTF-8 reach us as surrogate escapes, which yarl silently
+    drops ("/caf\\xe9" became "/caf": another URL, recorded as the hop and, if permanent, the
+    feed's new address). Percent-encode them, as browsers do."""
+    return _ESCAPED_BYTE.sub(lambda m: f"%{ord(m.group()) - 0xDC00:02X}", location)
+
+
 def _origin(url: URL) -> tuple[str | None, str | None, int | None]:
     return url.scheme, url.raw_host, url.port
 
@@ -477,7 +488,7 @@ class Fetcher:
                 if not location:
                     return progress.fail("redirect", f"{status} without a Location header")
                 try:
-                    nxt = current.join(URL(location)).with_fragment(None)
+                    nxt = current.join(URL(_undropped(location))).with_fragment(None)
                 except (ValueError, TypeError) as exc:
                     return progress.fail("redirect", f"bad Location {location!r}: {exc}")
                 if nxt.scheme not in ("http", "https") or not nxt.raw_host:
