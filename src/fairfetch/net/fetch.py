@@ -230,7 +230,7 @@ _MAX_DETAIL = 300
 
 
 def _one_line(detail: str) -> str:
-    flat = " ".join(detail.split())
+    flat = " ".join(_latin1(detail).split())
     return flat if len(flat) <= _MAX_DETAIL else flat[: _MAX_DETAIL - 1] + "…"
 
 
@@ -281,6 +281,13 @@ def _undropped(location: str) -> str:
     drops ("/caf\\xe9" became "/caf": another URL, recorded as the hop and, if permanent, the
     feed's new address). Percent-encode them, as browsers do."""
     return _ESCAPED_BYTE.sub(lambda m: f"%{ord(m.group()) - 0xDC00:02X}", location)
+
+
+def _latin1(text: str) -> str:
+    """Header bytes that are not UTF-8, kept by aiohttp as lone surrogates (which no database
+    driver stores: the crawler keeps ETag and Last-Modified, last_error keeps a reason
+    phrase), read as Latin-1 instead, as RFC 9110 §5.5 says such bytes historically were."""
+    return _ESCAPED_BYTE.sub(lambda m: chr(ord(m.group()) - 0xDC00), text)
 
 
 def _origin(url: URL) -> tuple[str | None, str | None, int | None]:
@@ -662,6 +669,6 @@ def _peer_address(resp: aiohttp.ClientResponse) -> str | None:
 def _lower_headers(raw: Any) -> dict[str, str]:
     out: dict[str, str] = {}
     for k, v in raw.items():
-        key = k.lower()
+        key, v = _latin1(k.lower()), _latin1(v)
         out[key] = f"{out[key]}, {v}" if key in out else v
     return out
