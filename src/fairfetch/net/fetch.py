@@ -30,13 +30,18 @@ import socket
 import ssl
 import time
 import zlib
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
+from aiohttp.http_exceptions import (
+    ContentLengthError,
+    HttpProcessingError,
+    TransferEncodingError,
+)
 from yarl import URL
 
 from fairfetch.errors import InvalidURLError
@@ -251,6 +256,15 @@ def _exception_kind(exc: BaseException) -> tuple[str, str]:
         return "timeout", detail
     if isinstance(exc, aiohttp.ClientResponseError):
         return "http", f"malformed response: {exc.message}"
+    payload_cause = exc.__cause__
+    if (
+        isinstance(exc, aiohttp.ClientPayloadError)
+        and isinstance(payload_cause, HttpProcessingError)
+        and not isinstance(payload_cause, ContentLengthError | TransferEncodingError)
+    ):
+        # The body broke the framing (endless trailers, a bad chunk): the server's malformed
+        # response. Only "not enough data" — the peer gone mid-body — is the network's.
+        return "http", f"malformed response: {payload_cause.message}"
     if isinstance(exc, socket.gaierror):
         return "dns", detail
     if isinstance(exc, aiohttp.InvalidURL):
@@ -543,7 +557,9 @@ class Fetcher:
             # off is still a throttle (never a feed error), a 410 still gone.
             body_counts = 200 <= status < 300
             try:
-                body, decoded, wire = await _read_body(resp, headers, cap)
+                body, decoded, wire = await _read_body(
+                    resp, headers, cap, self.settings.first_byte_timeout
+                )
             except _TooLarge as exc:
                 prefix, decoded, wire = exc.args
                 resp.close()
@@ -591,7 +607,7 @@ def _retry_after(values: list[str], now: datetime) -> float:
 
 
 async def _read_body(
-    resp: aiohttp.ClientResponse, headers: Mapping[str, str], cap: int
+    resp: aiohttp.ClientResponse, headers: Mapping[str, str], cap: int, idle: float
 ) -> tuple[bytes, int, int]:
     declared = headers.get("content-encoding", "").strip()
     codings = _content_codings(declared)
@@ -622,7 +638,7 @@ async def _read_body(
             return body, len(body), len(body)
     out = bytearray()
     wire = 0
-    async for chunk in resp.content.iter_chunked(_CHUNK):
+    async for chunk in _chunks(resp, idle):
         wire += len(chunk)
         room = cap - len(out)
         try:
@@ -637,6 +653,30 @@ async def _read_body(
     if decoder is not None:
         decoder.finish()
     return bytes(out), len(out), wire
+
+
+async def _chunks(resp: aiohttp.ClientResponse, idle: float) -> AsyncIterator[bytes]:
+    """The body's chunks, each awaited at most ``idle`` seconds.
+
+    When the framing breaks mid-body (a bad chunk size, endless trailers), aiohttp records the
+    error on the connection's protocol, not on the body being read, and stops its read timer:
+    the read would wait for the total cap and pass for a timeout (a network kind, counted
+    towards an outage of ours). Our own timer notices, and the protocol says why."""
+    protocol = getattr(resp, "_protocol", None)
+    if protocol is None and resp.connection is not None:
+        protocol = resp.connection.protocol
+    while True:
+        try:
+            async with asyncio.timeout(idle):
+                chunk = await resp.content.read(_CHUNK)
+        except TimeoutError:
+            broken = protocol.exception() if protocol is not None else None
+            if isinstance(broken, HttpProcessingError):
+                raise _BadEncoding(f"malformed response: {broken.message}") from None
+            raise
+        if not chunk:
+            return
+        yield chunk
 
 
 async def _discard(resp: aiohttp.ClientResponse) -> None:
