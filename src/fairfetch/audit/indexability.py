@@ -41,6 +41,7 @@ def indexability(
     meta_robots: str | None,
     x_robots_tag: str | None,
     canonical: str | None,
+    error_detail: str = "",
 ) -> tuple[bool, str]:
     """(indexable, reason). The first reason in this order wins, as a search engine would see it."""
     if error == "robots":
@@ -55,6 +56,12 @@ def indexability(
         return False, f"server error {status}"
     if status != 200:
         return False, f"status {status}"
+    if error:
+        # It answered 200, but its body could not be read (a coding we never asked for, a
+        # stream cut short, over the size cap): nothing anyone could index.
+        return False, f"body not readable ({error}: {error_detail})" if error_detail else (
+            f"body not readable ({error})"
+        )
     if not is_html(content_type):
         return False, "not HTML"
     if has_noindex(x_robots_tag):

@@ -93,7 +93,7 @@ class PageRowBuilder:
         ok, why = indexability(
             url=url, status=status, error=f.error_kind, content_type=ctype,
             meta_robots=facts.meta_robots if facts else None, x_robots_tag=x_robots,
-            canonical=canonical,
+            canonical=canonical, error_detail=f.error_detail,
         )  # fmt: skip
         error = f"{f.error_kind}: {f.error_detail}" if f.error_kind else None
         if error is None and nowhere is not None:

@@ -66,8 +66,24 @@ class PageRow:
 
     @property
     def is_html(self) -> bool:
+        """An HTML page we could read (a 200 whose body failed to decode is no such page)."""
         ct = (self.content_type or "").split(";", 1)[0].strip().lower()
-        return self.status == 200 and ct in ("text/html", "application/xhtml+xml")
+        return (
+            self.status == 200
+            and not self.body_unreadable
+            and ct in ("text/html", "application/xhtml+xml")
+        )
+
+    @property
+    def body_unreadable(self) -> bool:
+        """It answered 2xx, but its body could not be read (an error beside a 2xx status)."""
+        error = self.error or ""
+        return (
+            self.status is not None
+            and 200 <= self.status < 300
+            and bool(error)
+            and not error.startswith(("robots", "throttled:", "redirect:"))
+        )
 
 
 @dataclass(slots=True)

@@ -55,12 +55,16 @@ def client_error(site: SiteView, t: Thresholds) -> Out:
 
 
 @rule("fetch-failed", "http", "error", "Page could not be fetched",
-      explanation="No HTTP response: DNS, connection, timeout or size cap.",
-      fix="Check that the server answers for this URL.")
+      explanation="No HTTP response (DNS, connection, timeout), or a response whose body "
+      "could not be read (over the size cap, an encoding browsers may not all read, a "
+      "compressed stream cut short).",
+      fix="Check that the server answers for this URL, with a body in gzip or no encoding.")
 def fetch_failed(site: SiteView, t: Thresholds) -> Out:
     for p in site.pages:
-        if p.status is None and p.error and not p.error.startswith("robots"):
-            yield p.url, p.error
+        if (p.status is None and p.error and not p.error.startswith("robots")) or (
+            p.body_unreadable
+        ):
+            yield p.url, p.error or ""
 
 
 @rule("redirect-chain", "http", "warning", "Redirect chain",
