@@ -271,7 +271,7 @@ class Crawler:
 
         def claim_and_reread() -> tuple[set[str], dict[int, FeedRecord], set[int]]:
             held = claims.claim(f.politeness_key for f in page)
-            mine = [f.id for f in page if f.politeness_key in held]
+            mine = [f for f in page if f.politeness_key in held]
             due, alive = self.store.recheck_due(
                 mine, now, dead_probe_interval=self.settings.dead_probe_interval
             )

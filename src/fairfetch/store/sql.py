@@ -208,25 +208,36 @@ class SqlStore:
 
     @refused("reading due feeds again")
     def recheck_due(
-        self, feed_ids: Iterable[int], now: datetime, *, dead_probe_interval: float
+        self, read: Iterable[FeedRecord], now: datetime, *, dead_probe_interval: float
     ) -> tuple[dict[int, FeedRecord], set[int]]:
-        """Of ``feed_ids`` (read as due a moment ago): the rows still due at ``now``, as they
+        """Of these feeds (read as due a moment ago): the rows still due at ``now``, as they
         are now, and the ids that still exist at all (due or not).
 
         A pass reads a page of due feeds before it claims their politeness keys; another pass
         may have crawled them in between, and a decision made on the row read before that
-        would undo its result."""
-        ids = sorted(set(feed_ids))
+        would undo its result. Every crawl's write moves ``next_crawl_at``, so a row whose
+        ``next_crawl_at`` is as it was read is unchanged and still due: only the others are
+        read again (re-reading every row was a sixth of a pass's CPU on the 304 path)."""
+        by_id = {f.id: f for f in read}
+        ids = sorted(by_id)
         due: dict[int, FeedRecord] = {}
         alive: set[int] = set()
+        changed: list[int] = []
         with self.engine.connect() as conn:
             for i in range(0, len(ids), _CHUNK):
                 part = ids[i : i + _CHUNK]
-                alive.update(
-                    conn.execute(sa.select(feeds.c.id).where(feeds.c.id.in_(part))).scalars()
-                )
+                for fid, next_at in conn.execute(
+                    sa.select(feeds.c.id, feeds.c.next_crawl_at).where(feeds.c.id.in_(part))
+                ):
+                    alive.add(fid)
+                    if next_at == by_id[fid].next_crawl_at:
+                        due[fid] = by_id[fid]
+                    else:
+                        changed.append(fid)
+            for i in range(0, len(changed), _CHUNK):
                 q = sa.select(feeds).where(
-                    feeds.c.id.in_(part), self._due_clause(now, dead_probe_interval)
+                    feeds.c.id.in_(changed[i : i + _CHUNK]),
+                    self._due_clause(now, dead_probe_interval),
                 )
                 for row in conn.execute(q).mappings():
                     due[int(row["id"])] = FeedRecord.from_row(row)
