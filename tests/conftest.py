@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import os
+import sqlite3
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractContextManager
 
 import pytest
 from hypothesis import settings
@@ -49,3 +54,41 @@ def db_url(request: pytest.FixtureRequest, tmp_path: os.PathLike[str]) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path}/fairfetch.db"
     return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+async def stop_on_warning() -> AsyncIterator[asyncio.Event]:
+    """An event set as soon as fairfetch logs a warning or worse: ends a ``run_forever`` loop
+    under test at its first complaint (no sleeps, no polling)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    class _Stop(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.levelno >= logging.WARNING:
+                loop.call_soon_threadsafe(stop.set)
+
+    handler = _Stop()
+    logging.getLogger("fairfetch").addHandler(handler)
+    try:
+        yield stop
+    finally:
+        logging.getLogger("fairfetch").removeHandler(handler)
+
+
+@contextlib.contextmanager
+def _sqlite_write_lock(path: os.PathLike[str] | str) -> Iterator[None]:
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
+@pytest.fixture
+def sqlite_write_lock() -> Callable[[os.PathLike[str] | str], AbstractContextManager[None]]:
+    """``with sqlite_write_lock(path):`` another process's hold on a SQLite file (an operator's
+    ``sqlite3`` shell left in a transaction): its write lock taken for the block."""
+    return _sqlite_write_lock

@@ -12,6 +12,7 @@ The busy timeout is shortened for the test on the engine the test opened (the wa
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator
@@ -70,11 +71,11 @@ async def test_concurrent_lock_holder_does_not_make_each_pass_resend_a_mail(
 
 
 async def test_concurrent_lock_holder_is_one_line_in_runs_log(
-    impatient_world: World, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    impatient_world: World, tmp_path: Path, caplog: pytest.LogCaptureFixture,
+    stop_on_warning: asyncio.Event, sqlite_write_lock: Any,
 ) -> None:
     """`run`'s notifier logs a pass the database refused on one line naming the database, not
     a traceback (with SQLAlchemy's statement and parameters) every few seconds."""
-    import asyncio
     import logging
 
     from fairfetch.notify.service import run_forever
@@ -83,25 +84,9 @@ async def test_concurrent_lock_holder_is_one_line_in_runs_log(
     fid = w.add_feed("https://a.example.test/feed")
     w.subscribe("ana@example.test", fid)
     w.write(fid, [w.entry("the news")], at=T0 + timedelta(minutes=1))
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-
-    class StopOnFailure(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            if record.levelno >= logging.WARNING:
-                loop.call_soon_threadsafe(stop.set)
-
-    handler = StopOnFailure()
-    logging.getLogger("fairfetch").addHandler(handler)
     caplog.set_level(logging.DEBUG)
-    other = sqlite3.connect(tmp_path / "locked.db", isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")
-    try:
-        await run_forever(w.store, w.settings, stop)
-    finally:
-        other.execute("ROLLBACK")
-        other.close()
-        logging.getLogger("fairfetch").removeHandler(handler)
+    with sqlite_write_lock(tmp_path / "locked.db"):
+        await run_forever(w.store, w.settings, stop_on_warning)
 
     shown = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert shown

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,8 @@ from fairfetch.websub.state import Event
 
 
 async def test_concurrent_lock_holder_is_one_line_in_websub_upkeeps_log(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, stop_on_warning: asyncio.Event,
+    sqlite_write_lock: Any,
 ) -> None:
     db = f"sqlite:///{tmp_path}/locked.db"
     store = open_store(db)
@@ -45,25 +45,11 @@ async def test_concurrent_lock_holder_is_one_line_in_websub_upkeeps_log(
     )  # fmt: skip
     settings = Settings(db=db, public_url="https://news.example.test")
     service = WebSubService(store, settings)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-
-    class StopOnWarning(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            if record.levelno >= logging.WARNING:
-                loop.call_soon_threadsafe(stop.set)
-
-    handler = StopOnWarning()
-    logging.getLogger("fairfetch").addHandler(handler)
     caplog.set_level(logging.DEBUG)
-    other = sqlite3.connect(tmp_path / "locked.db", isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")
     try:
-        await service.run_forever(stop)
+        with sqlite_write_lock(tmp_path / "locked.db"):
+            await service.run_forever(stop_on_warning)
     finally:
-        other.execute("ROLLBACK")
-        other.close()
-        logging.getLogger("fairfetch").removeHandler(handler)
         await service.aclose()
         store.close()
 
