@@ -14,7 +14,7 @@ import codecs
 import re
 from functools import lru_cache
 
-__all__ = ["charset_of", "codec_for"]
+__all__ = ["bom_codec", "charset_of", "codec_for"]
 
 _CHARSET = re.compile(r"""charset\s*=\s*["']?([A-Za-z0-9._:\-]+)""", re.IGNORECASE)
 
@@ -51,3 +51,16 @@ def codec_for(label: str) -> str | None:
     if not getattr(info, "_is_text_encoding", True):
         return None  # base64, rot13, zlib...: codecs, not charsets
     return _SUPERSETS.get(info.name, info.name)
+
+
+def bom_codec(data: bytes) -> tuple[str | None, int]:
+    """(codec, bytes to skip) named by a byte-order mark at the start of ``data``, or
+    (None, 0). The wide codecs are named without an order, so they read the mark themselves
+    (nothing to skip); UTF-8's mark is skipped."""
+    if data.startswith(codecs.BOM_UTF8):
+        return "utf-8", 3
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return "utf-32", 0
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16", 0
+    return None, 0

@@ -11,10 +11,9 @@ The parser is given UTF-8 bytes: a page already in UTF-8, the common case, is no
 
 from __future__ import annotations
 
-import codecs
 import re
 
-from fairfetch.charsets import charset_of, codec_for
+from fairfetch.charsets import bom_codec, charset_of, codec_for
 
 __all__ = ["html_as_utf8"]
 
@@ -22,16 +21,6 @@ _META_CHARSET = re.compile(
     rb"""<meta\s[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9._:\-]+)""", re.IGNORECASE
 )
 _UTF8 = frozenset({"utf-8", "utf_8"})
-
-
-def _bom(body: bytes) -> tuple[str | None, int]:
-    if body.startswith(codecs.BOM_UTF8):
-        return "utf-8", 3
-    if body.startswith(codecs.BOM_UTF16_LE):
-        return "utf-16-le", 2
-    if body.startswith(codecs.BOM_UTF16_BE):
-        return "utf-16-be", 2
-    return None, 0
 
 
 def _declared(body: bytes, content_type: str | None) -> str | None:
@@ -51,7 +40,7 @@ def _declared(body: bytes, content_type: str | None) -> str | None:
 
 def html_as_utf8(body: bytes, content_type: str | None) -> bytes:
     """``body`` as UTF-8 bytes, read in the encoding a browser would read it in."""
-    codec, skip = _bom(body)
+    codec, skip = bom_codec(body)
     if codec is None:
         codec = _declared(body, content_type)
     if codec is None:

@@ -76,14 +76,10 @@ class PageRow:
 
     @property
     def body_unreadable(self) -> bool:
-        """It answered 2xx, but its body could not be read (an error beside a 2xx status)."""
-        error = self.error or ""
-        return (
-            self.status is not None
-            and 200 <= self.status < 300
-            and bool(error)
-            and not error.startswith(("robots", "throttled:", "redirect:"))
-        )
+        """It answered 2xx, but its body could not be read: the only error a 2xx status is
+        stored with (robots.txt refusals have no status, throttles are 429/503, redirects
+        that lead nowhere 3xx)."""
+        return self.status is not None and 200 <= self.status < 300 and bool(self.error)
 
 
 @dataclass(slots=True)

@@ -14,12 +14,11 @@ UTF-8 bytes with the declaration overridden; pure-UTF-8 input (the common case) 
 
 from __future__ import annotations
 
-import codecs
 import html.entities
 import re
 from collections.abc import Mapping
 
-from fairfetch.charsets import charset_of, codec_for
+from fairfetch.charsets import bom_codec, charset_of, codec_for
 
 __all__ = ["http_charset", "repair_references", "strip_doctype", "to_utf8"]
 
@@ -55,16 +54,6 @@ def http_charset(headers: Mapping[str, str] | None) -> str | None:
     return charset_of(ctype)
 
 
-def _bom(data: bytes) -> tuple[str | None, int]:
-    if data.startswith(codecs.BOM_UTF8):
-        return "utf-8", 3
-    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
-        return "utf-32", 0
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return "utf-16", 0
-    return None, 0
-
-
 def _sniff_utf16(data: bytes) -> str | None:
     """UTF-16 without a BOM still starts with ``<`` as one byte and a NUL."""
     if data[:2] == b"<\x00":
@@ -85,7 +74,7 @@ def to_utf8(
     Control characters are likewise left to the caller on that path.
     """
     problems: list[str] = []
-    bom, skip = _bom(data)
+    bom, skip = bom_codec(data)
     if skip:
         data = data[skip:]
     wide = bom if bom and bom != "utf-8" else _sniff_utf16(data)
