@@ -22,21 +22,21 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])  # closed on exit: connections are refused
 
 
+def _settings(store):  # type: ignore[no-untyped-def]
+    """Loopback allowed, every *.test host on it, the outage threshold at 20 keys."""
+    return load_settings(
+        environ={}, db=store.url, allow_networks="127.0.0.1/32", resolve="*.test:127.0.0.1",
+        outage_keys=20, obey_robots=False,
+    )  # fmt: skip
+
+
 async def _crawl_unreachable(tmp_path: Path, n: int):  # type: ignore[no-untyped-def]
     port = _closed_port()
     store = open_store(f"sqlite:///{tmp_path}/outage.db")
     urls = [f"http://down{i}.test:{port}/feed" for i in range(n)]  # n registrable domains
     for u in urls:
         store.add_feed(u, now=utcnow(), politeness_key=politeness_key(u))
-    settings = load_settings(
-        environ={},
-        db=store.url,
-        allow_networks="127.0.0.1/32",
-        resolve="*.test:127.0.0.1",
-        outage_keys=20,
-        obey_robots=False,
-    )
-    async with Crawler(store, settings) as crawler:
+    async with Crawler(store, _settings(store)) as crawler:
         summary = await crawler.crawl_due()
     return store, summary
 
@@ -71,11 +71,7 @@ async def test_adding_many_unreachable_feeds_at_once_is_our_outage(tmp_path: Pat
     port = _closed_port()
     store = open_store(f"sqlite:///{tmp_path}/adds.db")
     urls = [f"http://down{i}.test:{port}/feed" for i in range(30)]
-    settings = load_settings(
-        environ={}, db=store.url, allow_networks="127.0.0.1/32", resolve="*.test:127.0.0.1",
-        outage_keys=20, obey_robots=False,
-    )  # fmt: skip
-    async with Crawler(store, settings) as crawler:
+    async with Crawler(store, _settings(store)) as crawler:
         report = await crawler.add(urls)
     assert sorted(report.added) == sorted(urls)
     feeds = list(store.iter_feeds())
@@ -90,11 +86,7 @@ async def test_adding_a_few_unreachable_feeds_is_their_failure(tmp_path: Path) -
     port = _closed_port()
     store = open_store(f"sqlite:///{tmp_path}/adds.db")
     urls = [f"http://down{i}.test:{port}/feed" for i in range(5)]
-    settings = load_settings(
-        environ={}, db=store.url, allow_networks="127.0.0.1/32", resolve="*.test:127.0.0.1",
-        outage_keys=20, obey_robots=False,
-    )  # fmt: skip
-    async with Crawler(store, settings) as crawler:
+    async with Crawler(store, _settings(store)) as crawler:
         await crawler.add(urls)
     assert all(f.status == "error" and f.error_count == 1 for f in store.iter_feeds())
     store.close()
