@@ -25,7 +25,7 @@ import sys
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -135,6 +135,17 @@ class _StaleCrawler(Crawler):
         return list(self._stale)
 
 
+def _ninth_failure_behind(feed: FeedRecord, now: datetime) -> CrawlWrite:
+    """Nine failures in a row, the last an hour ago, due again: the next failure makes it dead."""
+    return CrawlWrite(
+        feed_id=feed.id, url=feed.url, at=now - timedelta(hours=1), outcome="error",
+        politeness_key=feed.politeness_key, error_kind="http", http_status=500,
+        feed_changes={"status": "error", "error_count": 9, "last_error": "http: 500",
+                      "last_fetched_at": now - timedelta(hours=1),
+                      "next_crawl_at": now - timedelta(minutes=1)},
+    )  # fmt: skip
+
+
 async def test_a_pass_on_a_stale_row_does_not_mark_a_feed_read_meanwhile_dead(
     db_url: str,
 ) -> None:
@@ -147,13 +158,7 @@ async def test_a_pass_on_a_stale_row_does_not_mark_a_feed_read_meanwhile_dead(
             now = utcnow()
             feed, _ = setup.add_feed(url, now=now, politeness_key=politeness_key(url))
             # Nine failures in a row: the next one makes it dead.
-            setup.write([CrawlWrite(
-                feed_id=feed.id, url=url, at=now - timedelta(hours=1), outcome="error",
-                politeness_key=feed.politeness_key, error_kind="http", http_status=500,
-                feed_changes={"status": "error", "error_count": 9, "last_error": "http: 500",
-                              "last_fetched_at": now - timedelta(hours=1),
-                              "next_crawl_at": now - timedelta(minutes=1)},
-            )])
+            setup.write([_ninth_failure_behind(feed, now)])
             stale = list(setup.iter_due(utcnow(), dead_probe_interval=30 * 86400))
             assert [f.error_count for f in stale] == [9]
 
@@ -296,13 +301,7 @@ async def test_a_refresh_decides_on_the_feed_as_it_is_when_its_answer_comes(db_u
         try:
             now = utcnow()
             feed, _ = store.add_feed(url, now=now, politeness_key=politeness_key(url))
-            store.write([CrawlWrite(
-                feed_id=feed.id, url=url, at=now - timedelta(hours=1), outcome="error",
-                politeness_key=feed.politeness_key, error_kind="http", http_status=500,
-                feed_changes={"status": "error", "error_count": 9, "last_error": "http: 500",
-                              "last_fetched_at": now - timedelta(hours=1),
-                              "next_crawl_at": now - timedelta(minutes=1)},
-            )])
+            store.write([_ninth_failure_behind(feed, now)])
             async with Crawler(store, loopback_settings(db_url)) as b:
                 refresh = asyncio.create_task(b.refresh([feed.id]))
                 await first_arrived.wait()
