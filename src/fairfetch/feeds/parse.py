@@ -15,14 +15,13 @@ from collections.abc import Mapping
 from lxml import etree
 
 from fairfetch.feeds._atom import read_atom
-from fairfetch.feeds._build import FeedBuilder, rebase
+from fairfetch.feeds._build import FeedBuilder
 from fairfetch.feeds._encoding import fix_char_refs, repair_references, strip_doctype, to_utf8
 from fairfetch.feeds._jsonfeed import json_version, read_json
 from fairfetch.feeds._rss import read_rss
 from fairfetch.feeds._xml import (
     NS_ATOM03,
     NS_RSS090,
-    XML_BASE,
     key_of,
     lift_bodies,
     lifted,
@@ -202,8 +201,9 @@ def _parse_xml(data: bytes, url: str | None, headers: Mapping[str, str] | None) 
         problems.append(
             f"malformed XML recovered ({len(errors)} error(s); first at line {first.line}: "
             f"{first.message.strip()[:80]})")
-    base = rebase(url, root.get(XML_BASE))
-    fb = FeedBuilder(fmt, base, headers, url)
+    # the readers apply the root's xml:base themselves: applied here too, a relative one
+    # ("blog/") was resolved twice (…/blog/blog/post.html)
+    fb = FeedBuilder(fmt, url, headers, url)
     fb.encoding = encoding
     fb.problems.extend(problems)
     token = lifted(sections or None)
