@@ -20,7 +20,7 @@ from email.message import Message
 from email.mime.multipart import MIMEMultipart
 from email.mime.text import MIMEText
 from email.policy import Compat32
-from email.utils import format_datetime, formataddr, parseaddr
+from email.utils import format_datetime, formataddr, parseaddr, quote
 from functools import lru_cache
 from io import BytesIO
 from typing import Any
@@ -33,13 +33,23 @@ from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
 __all__ = ["Links", "Rendered", "as_bytes", "html_to_text", "message_id", "sanitise", "to_email"]
 
-#: Headers are not folded (some receivers read List-Unsubscribe unfolded only); every header we
-#: write is short (subjects are cut at _MAX_SUBJECT), well under RFC 5322's 998 octets.
+class _Wire(str):
+    """A header value already in its form on the wire: RFC 2047 encoded-words folded with
+    CRLF + space, or an RFC 6532 UTF-8 address (sent with SMTPUTF8). Written as it is."""
+
+
+#: Plain ASCII headers are not folded (some receivers read List-Unsubscribe unfolded only); every
+#: one we write is short (subjects and list names are cut at _MAX_SUBJECT), well under RFC 5322's
+#: 998 octets. Non-ASCII text is encoded and folded by _encoded (RFC 2047: encoded-words of at
+#: most 75 characters): compat32 with no line length wrote it as one encoded-word on one line,
+#: past 998 octets for a long title, which servers refuse ("500 Line too long").
 class _Unfolded(Compat32):
     """compat32 that writes plain ASCII headers as they are (its folding machinery cost a
     millisecond a message for headers that never need folding)."""
 
     def fold_binary(self, name: str, value: Any) -> bytes:
+        if isinstance(value, _Wire):
+            return f"{name}: {value}{self.linesep}".encode()
         if isinstance(value, str) and value.isascii() and "\n" not in value:
             return f"{name}: {value}{self.linesep}".encode("ascii")
         return super().fold_binary(name, value)
@@ -151,17 +161,16 @@ def to_email(
     msg = MIMEMultipart("alternative")
     msg["From"] = _address(mail_from)
     msg["To"] = _address(to)
-    subject = r.subject if len(r.subject) <= _MAX_SUBJECT else r.subject[: _MAX_SUBJECT - 1] + "…"
-    msg["Subject"] = _header(subject)
+    msg["Subject"] = _encoded("Subject", _cut(r.subject))
     msg["Date"] = format_datetime(date)
     msg["Message-ID"] = msg_id
     if r.list_id:
-        msg["List-Id"] = _header(r.list_id)
+        msg["List-Id"] = r.list_id
     if r.unsubscribe_url:
         msg["List-Unsubscribe"] = f"<{r.unsubscribe_url}>"
         msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     for k, v in (extra_headers or {}).items():
-        msg[k] = _header(v)
+        msg[k] = _encoded(k, v)
     msg.attach(_text(r.text, "plain"))
     msg.attach(_text(r.html, "html"))
     return msg
@@ -181,14 +190,28 @@ def as_bytes(msg: Message) -> bytes:
     return buf.getvalue()
 
 
-def _header(value: str) -> Any:  # str, or an RFC 2047 Header (typeshed says str only)
-    return value if value.isascii() else Header(value, "utf-8")
+def _cut(text: str) -> str:
+    return text if len(text) <= _MAX_SUBJECT else text[: _MAX_SUBJECT - 1] + "…"
+
+
+def _encoded(name: str, value: str) -> str:
+    """ASCII as it is; other text as RFC 2047 encoded-words, folded (at most 75 characters a
+    word, 78 a line)."""
+    if value.isascii():
+        return value
+    header = Header(value, "utf-8", maxlinelen=76, header_name=name)
+    return _Wire(header.encode(linesep="\r\n"))
 
 
 def _address(value: str) -> str:
+    """An address header: a display name is RFC 2047-encoded; a non-ASCII address is written
+    in UTF-8 (RFC 6532; such mail goes only with SMTPUTF8, see smtp.py). Encoded as a whole,
+    it was an encoded-word where RFC 2047 forbids one: a local part with no domain."""
     name, addr = parseaddr(value)
     if not addr:
         return value
+    if not addr.isascii():
+        return _Wire(f"{_encoded('From', name)} <{addr}>" if name else addr)
     return formataddr((name, addr), charset="utf-8") if name else addr
 
 
@@ -212,9 +235,13 @@ def _title(s: str | None, fallback: str) -> str:
 
 
 def _list_id(label: str, key: str, host: str) -> str:
+    """RFC 2919 ``phrase <list-id>``: the identifier stays in the clear (filters match on it),
+    only the phrase is encoded when it is not ASCII, and a backslash or quote in a title is
+    escaped (one at the end escaped the closing quote). The phrase is cut like a subject."""
     safe = "".join(ch if ch.isalnum() or ch in "-." else "-" for ch in key)
-    name = label.replace('"', "'")
-    return f'"{name}" <{safe}.{host}>'
+    name = _cut(label)
+    phrase = f'"{quote(name)}"' if name.isascii() else _encoded("List-Id", name)
+    return _Wire(f"{phrase} <{safe}.{host}>")
 
 
 def confirmation(sub: Mapping[str, Any], feed: Mapping[str, Any], links: Links) -> Rendered:

@@ -104,7 +104,8 @@ def test_notify_non_ascii_subject_and_body_survive():
     feed = {**FEED, "title": "Café Blog"}
     entry = {**ENTRY, "title": "Crème brûlée — 🍮", "content": "<p>Ça marche</p>"}
     r = render.item(SUB, feed, entry, LINKS)
-    msg = render.to_email(r, to="zoë@example.test", mail_from="Zoë's feeds <f@x.test>",
+    # (an ASCII recipient: a non-ASCII one goes only with SMTPUTF8, in UTF-8; see below)
+    msg = render.to_email(r, to="zoe@example.test", mail_from="Zoë's feeds <f@x.test>",
                           msg_id="<u@x.test>", date=NOW)
     raw = render.as_bytes(msg)
     assert raw.isascii()  # encoded for any SMTP server, 8BITMIME or not
@@ -175,3 +176,102 @@ def test_notify_feed_supplied_http_links_stay_links():
     r = render.item(SUB, FEED, {**ENTRY, "link": "http://blog.example.test/post/8"}, LINKS)
     assert 'href="http://blog.example.test/post/8"' in r.html
     assert "http://blog.example.test/post/8" in r.text
+
+
+def _raw_headers(msg) -> list[bytes]:
+    """The header block as sent, one physical line each."""
+    return render.as_bytes(msg).split(b"\r\n\r\n", 1)[0].split(b"\r\n")
+
+
+def _logical(lines: list[bytes], name: bytes) -> bytes:
+    """One header's value as sent, its folded continuation lines included."""
+    out: list[bytes] = []
+    for line in lines:
+        if out and line[:1] in (b" ", b"\t"):
+            out.append(line)
+        elif out:
+            break
+        elif line.lower().startswith(name.lower() + b":"):
+            out.append(line)
+    return b"\r\n".join(out)
+
+
+def test_notify_long_non_ascii_headers_fold_into_short_encoded_words():
+    """RFC 2047: an encoded-word is at most 75 characters, and RFC 5322 a line at most 998
+    octets. Non-ASCII subjects and feed titles were written as one encoded-word on one line:
+    a title of 200 emoji made a 1,061-octet Subject line, which a server refuses ('500 Line
+    too long': a hard failure, counted against the reader) — and any long one broke the
+    75-character rule."""
+    import re
+
+    for feed_title, entry_title in [
+        ("Blog", "🍮" * 300),
+        ("漢字ブログ" * 40, "日本語のタイトル" * 30),
+        ("Café " * 400, "é" * 300),
+    ]:
+        r = render.item(SUB, {**FEED, "title": feed_title}, {**ENTRY, "title": entry_title},
+                        LINKS)
+        msg = render.to_email(r, to="a@b.test", mail_from="Zoë's feeds <f@x.test>",
+                              msg_id="<l@x.test>", date=NOW)
+        lines = _raw_headers(msg)
+        assert max(len(line) for line in lines) <= 998, feed_title[:10]
+        words = re.findall(rb"=\?[^?]+\?[bBqQ]\?[^?]*\?=", b"\r\n".join(lines))
+        assert words, "non-ASCII text must be encoded"
+        assert max(len(w) for w in words) <= 75, feed_title[:10]
+        assert all(len(line) <= 78 for line in _logical(lines, b"Subject").split(b"\r\n"))
+        parsed = _parse(msg)
+        subject = str(parsed["Subject"])
+        assert subject.startswith(f"[{' '.join(feed_title.split())[:20]}")
+        assert 20 < len(subject) <= 200
+        assert subject == r.subject[:199] + "…"
+
+
+def test_notify_long_ascii_feed_title_keeps_the_list_id_line_short():
+    """The List-Id named the whole feed title: a 3,000-character title made a 3,038-octet
+    header line (refused by servers as above); its description is cut like the subject."""
+    r = render.item(SUB, {**FEED, "title": "A" * 3000}, ENTRY, LINKS)
+    msg = render.to_email(r, to="a@b.test", mail_from="f@x.test", msg_id="<l@x.test>",
+                          date=NOW)
+    assert max(len(line) for line in _raw_headers(msg)) <= 998
+    assert str(_parse(msg)["List-Id"]).endswith("<feed-3.news.example.test>")
+
+
+def test_notify_list_id_keeps_its_identifier_in_the_clear():
+    """RFC 2919: ``List-Id: phrase <list-id>``; only the phrase may be RFC 2047-encoded. A
+    non-ASCII feed title encoded the whole value, the ``<feed-3.…>`` identifier inside the
+    encoded-word, where filters never find it; a title ending in a backslash escaped the
+    closing quote of the phrase."""
+    from email.header import decode_header, make_header
+    from email.utils import parseaddr
+
+    for title in ["Café Blog", "Blog\\", 'Say "hi" \\o/', "Ünïcödé " * 30]:
+        r = render.item(SUB, {**FEED, "title": title}, ENTRY, LINKS)
+        msg = render.to_email(r, to="a@b.test", mail_from="f@x.test", msg_id="<l@x.test>",
+                              date=NOW)
+        raw = _logical(_raw_headers(msg), b"List-Id").decode("ascii")
+        assert raw.endswith(" <feed-3.news.example.test>"), title
+        name, list_id = parseaddr(raw.replace("\r\n", "")[len("List-Id: "):])
+        assert list_id == "feed-3.news.example.test", title
+        shown = str(make_header(decode_header(name))) if "=?" in name else name
+        expected = " ".join(title.split())
+        assert shown == expected or (shown.endswith("…") and expected.startswith(shown[:-1])), (
+            title, shown)
+
+
+def test_notify_non_ascii_recipient_is_an_address_in_utf8():
+    """A non-ASCII address goes with SMTPUTF8, where RFC 6532 writes it in the header as
+    UTF-8. It was RFC 2047-encoded as a whole (``To: =?utf-8?b?…?=``), which RFC 2047 forbids
+    in an address: parsed, it is a local part with no domain (a reply to all goes nowhere)."""
+    r = render.item(SUB, FEED, ENTRY, LINKS)
+    msg = render.to_email(r, to="zoë@exämple.test", mail_from="Zoë's feeds <f@x.test>",
+                          msg_id="<u@x.test>", date=NOW)
+    lines = _raw_headers(msg)
+    assert "To: zoë@exämple.test".encode() in lines
+    parsed = email.message_from_string(render.as_bytes(msg).decode("utf-8"),
+                                       policy=policy.SMTPUTF8)
+    [to] = parsed["To"].addresses
+    assert (to.username, to.domain) == ("zoë", "exämple.test")
+    # (Python notes a non-ASCII local part, which RFC 6532 allows; nothing else is wrong)
+    assert [type(d).__name__ for d in parsed["To"].defects] == ["NonASCIILocalPartDefect"]
+    # everything else stays 7-bit: the display name is still encoded
+    assert all(line.isascii() for line in lines if not line.startswith(b"To:"))
