@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Form, HTTPException, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
@@ -266,9 +267,53 @@ def feed_page(request: Request, feed_id: FeedId) -> Response:
     )
 
 
+#: Sec-Fetch-Site values of a post made by the directory's own pages (``none``: the person
+#: typed or bookmarked it).
+_OWN_FETCH_SITES = ("same-origin", "none")
+
+
+def _origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def _require_own_page(request: Request) -> None:
+    """Writing forms are taken from the directory's own pages only.
+
+    The admin cookie is SameSite=Strict, yet a browser sends it with a form that another page
+    of the same *site* posts, and a site ignores the port and the sibling hosts of one
+    registrable domain: any page served on another port of the directory's host could delete
+    feeds with the admin's cookie. Browsers say where a post comes from (Sec-Fetch-Site; Origin
+    in older ones). A post that says neither is no browser carrying someone's cookie unawares
+    (curl, a script), and the token rules alone stand for it.
+    """
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        if site.strip().lower() in _OWN_FETCH_SITES:
+            return
+        came_from = f"Sec-Fetch-Site: {site}"
+    else:
+        origin = request.headers.get("origin")
+        if origin is None:
+            return
+        own = {_origin_of(f"{request.url.scheme}://{request.headers.get('host', '')}")}
+        public = ctx_of(request).settings.public_url
+        if public:
+            own.add(_origin_of(public))
+        if origin.strip().lower() in own:
+            return
+        came_from = f"Origin: {origin}"
+    raise HTTPException(
+        status_code=403,
+        detail=f"this form was posted from another site's page ({came_from}): writing actions "
+        "are taken only from the directory's own pages",
+    )
+
+
 def _admin_from_form(request: Request, token: str | None) -> str | None:
     """The token to check: the form's field, else the cookie a previous form set."""
     ctx = ctx_of(request)
+    _require_own_page(request)
     presented = token or auth.token_of_cookie(request.cookies.get(auth.COOKIE))
     auth.require_admin(ctx.settings, presented)
     return token if token else None
