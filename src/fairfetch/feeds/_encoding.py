@@ -170,11 +170,18 @@ def repair_references(data: bytes) -> bytes:
 
 
 # A character reference, and a second one right after it: the low half of a UTF-16 pair.
+# CDATA sections, comments and processing instructions are matched whole, as libxml2 reads
+# them, whichever opens first (a "<![CDATA[" inside a PI is the PI's text, and the references
+# after the PI are parsed); one that never closes runs to the end, as it does for libxml2.
 _CHAR_REFS = re.compile(
-    rb"<!\[CDATA\[.*?\]\]>|&#(?:x([0-9A-Fa-f]{1,8})|([0-9]{1,10}));"
+    rb"<!\[CDATA\[.*?(?:\]\]>|\Z)|<!--.*?(?:-->|\Z)|<\?.*?(?:\?>|\Z)"
+    rb"|&#(?:x([0-9A-Fa-f]{1,8})|([0-9]{1,10}));"
     rb"(?:&#(?:x([0-9A-Fa-f]{1,8})|([0-9]{1,10}));)?",
     re.DOTALL,
 )
+# The same references wherever they are.
+_ALL_CHAR_REFS = re.compile(
+    rb"&#(?:x([0-9A-Fa-f]{1,8})|([0-9]{1,10}));(?:&#(?:x([0-9A-Fa-f]{1,8})|([0-9]{1,10}));)?")
 
 
 def _code_point(hex_digits: bytes | None, digits: bytes | None) -> int:
@@ -188,7 +195,7 @@ def _unencodable(n: int) -> bool:
 def _fix_char_ref(m: re.Match[bytes]) -> bytes:
     whole = m.group(0)
     if m.group(1) is None and m.group(2) is None:
-        return whole  # a CDATA section: its text is the publisher's, left as it is
+        return whole  # CDATA, a comment or a PI: its text is the publisher's, left as it is
     first = _code_point(m.group(1), m.group(2))
     if m.group(3) is None and m.group(4) is None:
         return b"&#xFFFD;" if _unencodable(first) else whole
@@ -200,15 +207,16 @@ def _fix_char_ref(m: re.Match[bytes]) -> bytes:
             + (b"&#xFFFD;" if _unencodable(second) else whole[cut:]))
 
 
-def fix_char_refs(data: bytes) -> tuple[bytes, bool]:
+def fix_char_refs(data: bytes, everywhere: bool = False) -> tuple[bytes, bool]:
     """Character references to UTF-16 surrogates or past U+10FFFF, outside CDATA: a high and
     low surrogate pair (JavaScript's escaping of an emoji) becomes the character it encodes,
     anything else U+FFFD. libxml2 in recover mode stores such a reference as bytes no UTF-8
     decoder accepts, so one of them in a title would otherwise cost the whole feed.
-    Returns (data, changed)."""
+    ``everywhere``: in CDATA sections, comments and PIs too (for a document whose markup
+    libxml2 recovered otherwise than this scan reads it). Returns (data, changed)."""
     if b"&#" not in data:
         return data, False
-    fixed = _CHAR_REFS.sub(_fix_char_ref, data)
+    fixed = (_ALL_CHAR_REFS if everywhere else _CHAR_REFS).sub(_fix_char_ref, data)
     return fixed, fixed != data
 
 

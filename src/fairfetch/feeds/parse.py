@@ -170,6 +170,7 @@ def _parse_xml(data: bytes, url: str | None, headers: Mapping[str, str] | None) 
                 sections = {}
     if not sections:
         root, errors = _parse_tree(utf8)
+    slow = False
     if any(e.type in _ENCODING_ERRORS for e in errors):
         utf8, encoding, problems = to_utf8(data, headers)
         utf8, had_entities = strip_doctype(utf8)
@@ -177,11 +178,13 @@ def _parse_xml(data: bytes, url: str | None, headers: Mapping[str, str] | None) 
         if fixed_refs:
             problems.append("character references to surrogates or past U+10FFFF replaced")
         root, errors = _parse_tree(utf8)
+        slow = True
     if had_entities:
         problems.append("DTD entity declarations ignored")
     if any(e.type in _REFERENCE_ERRORS for e in errors):
         fixed = repair_references(utf8)
         if fixed != utf8:
+            utf8 = fixed
             root, errors = _parse_tree(fixed)
             problems.append("undefined entities or bare ampersands repaired")
     if root is None:
@@ -208,14 +211,31 @@ def _parse_xml(data: bytes, url: str | None, headers: Mapping[str, str] | None) 
     fb.problems.extend(problems)
     token = lifted(sections or None)
     try:
-        if fmt.startswith("atom"):
-            read_atom(root, fb)
-        else:
-            read_rss(root, fb)
+        _read(fmt, root, fb)
+    except UnicodeDecodeError:
+        if not slow:
+            raise
+        # A reference to a surrogate that fix_char_refs left alone as CDATA, comment or PI
+        # text was read by libxml2 as character data (its recovery parsed the markup
+        # otherwise: a "<![CDATA[" in an attribute value): replace them all and read again.
+        root, _ = _parse_tree(fix_char_refs(utf8, everywhere=True)[0])
+        if root is None:
+            return _not_a_feed("not a feed: unparseable XML", problems)
+        fb = FeedBuilder(fmt, url, headers, url)
+        fb.encoding = encoding
+        fb.problems.extend(problems)
+        _read(fmt, root, fb)
     finally:
         unlift(token)
     _link_header(fb, headers, url)
     return fb.finish()
+
+
+def _read(fmt: str, root: etree._Element, fb: FeedBuilder) -> None:
+    if fmt.startswith("atom"):
+        read_atom(root, fb)
+    else:
+        read_rss(root, fb)
 
 
 def _link_header(fb: FeedBuilder, headers: Mapping[str, str] | None, url: str | None) -> None:

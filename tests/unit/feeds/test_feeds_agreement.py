@@ -130,6 +130,8 @@ LISTED: dict[tuple[str, str, str], str] = {
 FEEDPARSER_RAISES = {
     "broken_surrogate_references":
         "feedparser 6 raises UnicodeEncodeError on a character reference to a surrogate",
+    "broken_surrogate_refs_after_cdata_opener":
+        "feedparser 6 raises UnicodeEncodeError on a character reference to a surrogate",
 }
 
 
