@@ -16,8 +16,11 @@ __all__ = ["CategoryFilter", "normalise_category", "parse_categories"]
 def normalise_category(name: str) -> str:
     """Categories compare case-insensitively and ignore surrounding and repeated spaces, and
     one character is one character however it is composed (NFC: a Mac-made feed's "e" + U+0301
-    is the "é" a reader types)."""
-    return unicodedata.normalize("NFC", " ".join(name.split()).casefold())
+    is the "é" a reader types). Decomposed before folding (Unicode's canonical caseless
+    match): folding turns an iota subscript into an iota, which landed before or after an
+    accent depending on how the feed had composed the letter."""
+    text = unicodedata.normalize("NFD", " ".join(name.split()))
+    return unicodedata.normalize("NFC", text.casefold())
 
 
 def parse_categories(text: str | Iterable[str] | None) -> list[str]:

@@ -41,10 +41,32 @@ from fairfetch.notify.newness import NewnessLimits, identity_variants, is_news
         ((), ("Caf\u00e9",), ["Cafe\u0301"], False),
         ((), ("Caf\u00e9",), ["Cafe"], True),
         (("Caf\u00e9",), (), ["Cafe"], False),
+        # polytonic Greek, spelled half-composed (U+1F80, alpha with psili and iota subscript,
+        # then a combining acute) by the feed and composed (U+1F84) by the reader: casefold
+        # turns the subscript into an iota, which then sat before the acute in one spelling
+        # and after it in the other
+        (("\u1f84\u03c3\u03bc\u03b1",), (), ["\u1f80\u0301\u03c3\u03bc\u03b1"], True),
+        (("\u1f80\u0301\u03c3\u03bc\u03b1",), (), ["\u1f84\u03c3\u03bc\u03b1"], True),
+        ((), ("\u1f84\u03c3\u03bc\u03b1",), ["\u1f80\u0301\u03c3\u03bc\u03b1"], False),
+        ((), ("\u1f84\u03c3\u03bc\u03b1",), ["\u1f00\u03c3\u03bc\u03b1"], True),
     ],
 )
 def test_notify_filter_table(only, exclude, categories, kept):
     assert CategoryFilter.of(only, exclude).accepts(categories) is kept
+
+
+def test_notify_filter_composition_never_matters_in_greek_extended():
+    """Every character of the Greek Extended block (where composition and case folding
+    interact), alone and before an accent, compares equal to its NFD and NFC spellings."""
+    import unicodedata
+
+    from fairfetch.notify.filters import normalise_category
+
+    for cp in range(0x1F00, 0x2000):
+        for text in (chr(cp), chr(cp) + "\u0301", chr(cp) + "\u0345\u0300"):
+            for form in ("NFD", "NFC"):
+                assert normalise_category(unicodedata.normalize(form, text)) == (
+                    normalise_category(text)), (hex(cp), form)
 
 
 def test_notify_filter_parse_categories():
