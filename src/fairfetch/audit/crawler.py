@@ -469,6 +469,9 @@ class _Crawl:
 
     async def _flush(self) -> None:
         """Every page handed over is built and its probes registered; then all is written."""
+        # No page will join those held back for company (the level is fetched): they go now,
+        # not when the send timer fires, with both processes idle until then.
+        self.sink.push()
         while self.built_pending or self.built_tasks:
             # Our done-callbacks were added first, so they have run when gather returns.
             await asyncio.gather(

@@ -35,6 +35,10 @@ class Sink(Protocol):
     async def submit_page(self, page_id: int, fetched: Fetched) -> asyncio.Future[Built]:
         """Hand a page over; the future resolves with what it built (already, in process)."""
         ...
+    def push(self) -> None:
+        """Hand over at once any page held back to travel with others: none will join it (a
+        level's end), and the caller is about to wait for it."""
+        ...
     async def flush(self) -> None: ...
     async def finalize(self) -> None:
         """Derived columns (CrawlFile.finalize), by the writer, once it is idle."""
@@ -110,6 +114,9 @@ class InProcessSink:
         done: asyncio.Future[Built] = asyncio.get_running_loop().create_future()
         done.set_result(Built([], built.probes, built.rows, built.skipped))
         return done
+
+    def push(self) -> None:
+        pass  # built as handed over
 
     async def flush(self) -> None:
         await self.writer.flush()
@@ -378,6 +385,8 @@ class ProcessSink:
         # fetching goes on while the other process parses.
         await self.slots.acquire()
         while self.pending_bytes > self.max_pending_bytes and self.error is None:
+            # The bytes may be held here, waiting for company: room comes only once they go.
+            self.push()
             self.bytes_freed.clear()
             await self.bytes_freed.wait()
         self._check()
@@ -393,6 +402,10 @@ class ProcessSink:
         elif self.send_timer is None:
             self.send_timer = loop.call_later(self.send_delay, self._send_outbox)
         return fut
+
+    def push(self) -> None:
+        if self.outbox:
+            self._send_outbox()
 
     async def _roundtrip(self, tag: str) -> None:
         self.tokens += 1
