@@ -52,6 +52,29 @@ _NAME_PAREN_EMAIL = re.compile(
     r"^\s*(?P<name>[^(]*?)\s*\(\s*(?:mailto:)?(?P<email>[^()\s@]+@[^()\s]+)\s*\)\s*$")
 _EMAIL_PAREN = re.compile(r"^\s*(?:mailto:)?(?P<email>\S+@\S+?)\s*\((?P<name>[^)]*)\)\s*$")
 
+# A mailto: link's scheme and query around an address ("mailto:jane@x.org?subject=Hi"): the
+# mailbox is the address alone, and neither piece is anybody's name.
+_MAILTO = re.compile(r"mailto:\s*(?=[^\s@<>()]+@)", re.IGNORECASE)
+_ADDRESS_QUERY = re.compile(r"(@[A-Za-z0-9.\-]+\.[A-Za-z]{2,})\?[^\s()<>]*")
+# An address obfuscated against harvesters: "jane [at] x [dot] org", "jane(at)x.org",
+# "jane at x dot org". A bare " at " counts only beside a spelled-out dot, so that
+# "Jane Doe at Example.com" (where she works) stays a name.
+_BRACKET_AT = r"\s*[\[({<]\s*at\s*[\])}>]\s*"
+_DOT = r"(?:\s*[\[({<]\s*dot\s*[\])}>]\s*|\s+dot\s+|\.)"
+_OBFUSCATED = re.compile(
+    rf"(?<![\w.%+\-])(?P<local>[A-Za-z0-9._%+\-]+)(?P<at>{_BRACKET_AT}|\s+at\s+)"
+    rf"(?P<domain>[A-Za-z0-9\-]+(?:{_DOT}[A-Za-z0-9\-]+)*{_DOT}[A-Za-z]{{2,}})(?![\w\-])",
+    re.IGNORECASE)
+_SPELLED_DOT = re.compile(_DOT.replace(r"|\.)", ")"), re.IGNORECASE)
+
+
+def _deobfuscate(m: re.Match[str]) -> str:
+    domain = m.group("domain")
+    if m.group("at").strip().lower() == "at" and not _SPELLED_DOT.search(domain):
+        return m.group(0)  # "Jane Doe at Example.com": a name, not an address
+    return m.group("local") + "@" + re.sub(_DOT, ".", domain, flags=re.IGNORECASE)
+
+
 _ROLE_NAMES = frozenset({
     "editor", "editors", "the editors", "editorial", "editorial team", "editorial staff",
     "editor in chief", "editor-in-chief", "webmaster", "web master", "admin", "administrator",
@@ -141,6 +164,13 @@ def parse_person(text: str | None) -> Person | None:
     text = text.strip()
     if not text:
         return None
+    if "@" not in text and _OBFUSCATED.search(text):
+        text = _OBFUSCATED.sub(_deobfuscate, text)
+    if "@" in text:
+        if ":" in text:
+            text = _MAILTO.sub("", text)
+        if "?" in text:
+            text = _ADDRESS_QUERY.sub(r"\1", text)
     m = _NAME_PAREN_EMAIL.match(text)
     if m and "@" not in m.group("name"):
         return Person(name=_clean(m.group("name")), email=m.group("email").strip())

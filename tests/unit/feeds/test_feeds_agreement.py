@@ -114,6 +114,9 @@ LISTED: dict[tuple[str, str, str], str] = {
     ("media_rss_video", "entry 0", "id"): "guid kept as written (see _relative_guid)",
     ("enc_http_charset_wins", "entry 0", "link"):
         "a guid that is not an absolute URL is not a link",
+    ("people_obfuscated_mailboxes", "entry 0", "authors"):
+        "an obfuscated mailbox ('jane [at] x [dot] org') is read as the address; feedparser "
+        "keeps the whole byline as the name",
     ("podcast20", "entry 0", "authors"): "podcast:person in an item names its people",
     ("podcast_itunes", "entry 0", "title"): "itunes:title is the episode title when no <title>",
     ("redirect_target_base", "entry 0", "enclosures"):
