@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Enhanced", "Verdict", "enhanced_status", "judge_reply"]
+__all__ = ["Enhanced", "Verdict", "enhanced_status", "judge_reply", "refuses_the_message_size"]
 
 #: ``class.subject.detail`` at the start of the reply text (RFC 3463 section 2: subject and
 #: detail are one to three digits, without leading zeros beyond a single 0).
@@ -118,3 +118,19 @@ def judge_reply(code: int | None, text: str = "") -> Verdict:
     if what in _THIS_MESSAGE or enh.subject == 6:
         return Verdict("permanent", against_reader=False)
     return Verdict("permanent", against_reader=True)
+
+
+def refuses_the_message_size(code: int, text: str = "") -> bool:
+    """Whether a refusal at MAIL FROM is about this message's size, not about our sender.
+
+    The client declares the size there (RFC 1870 ``SIZE=n``, when the server offers SIZE), and
+    a server over its fixed maximum answers 552 (RFC 1870 section 6), or an enhanced X.3.4 /
+    X.2.3. Every other refusal at MAIL FROM is about us (see smtp.py); this one fails the
+    message alone — a smaller one goes through — and says nothing about the reader.
+    """
+    if not 500 <= code < 600:
+        return False
+    enh = enhanced_status(text)
+    if enh is not None and enh.klass == code // 100:
+        return (enh.subject, enh.detail) in _THIS_MESSAGE
+    return code == 552

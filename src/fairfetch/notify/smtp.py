@@ -15,7 +15,7 @@ import aiosmtplib
 
 from fairfetch.errors import ConfigError
 from fairfetch.notify.render import as_bytes
-from fairfetch.notify.replies import judge_reply
+from fairfetch.notify.replies import judge_reply, refuses_the_message_size
 
 __all__ = ["Attempt", "SmtpConfig", "SmtpSession"]
 
@@ -161,6 +161,15 @@ class SmtpSession:
         except aiosmtplib.SMTPServerDisconnected as exc:
             await self._drop()
             return Attempt("temporary", None, f"disconnected: {exc}")
+        except aiosmtplib.SMTPSenderRefused as exc:
+            await self._drop()
+            if refuses_the_message_size(exc.code, exc.message):
+                # this message is too big for the server: it fails alone (read as a refusal
+                # of our sender, it held the whole queue behind it for good)
+                return Attempt("permanent", exc.code,
+                               f"message too big for the mail server: {exc.code} {exc.message}",
+                               against_reader=False)
+            return _refused_us(exc)
         except _REFUSED_US as exc:
             await self._drop()
             return _refused_us(exc)

@@ -214,3 +214,31 @@ def test_notify_replies_an_enhanced_code_outweighs_the_text() -> None:
     # a 4xx stays temporary, and a 2xx accepted, whatever the text
     assert judge_reply(451, "Relaying temporarily denied").outcome == "temporary"
     assert judge_reply(250, "relaying denied") == OK
+
+
+@pytest.mark.parametrize(
+    ("code", "text", "about_size"),
+    [
+        # RFC 1870: 552 to a MAIL FROM whose SIZE exceeds the server's fixed maximum
+        (552, "5.3.4 Message size exceeds fixed limit", True),  # Postfix
+        (552, "Message size exceeds maximum permitted", True),  # Exim
+        (552, "Error: message size exceeds fixed maximum message size", True),  # aiosmtpd
+        (554, "5.3.4 Message too big for system", True),
+        (552, "5.2.3 Message length exceeds administrative limit", True),
+        # about our sender, or a policy: still a refusal of us
+        (553, "5.7.1 sender address rejected: not owned by this account", False),
+        (550, "5.7.1 Sender address rejected", False),
+        (552, "5.7.1 not allowed", False),
+        (550, "Sender address rejected", False),
+        (530, "5.7.0 Authentication required", False),
+        # a temporary lack of room is the server's, for every message
+        (452, "4.3.1 Insufficient system storage", False),
+        (452, "Insufficient system storage", False),
+    ],
+)
+def test_notify_replies_a_sender_refusal_about_the_message_size(
+    code: int, text: str, about_size: bool
+) -> None:
+    from fairfetch.notify.replies import refuses_the_message_size
+
+    assert refuses_the_message_size(code, text) is about_size
