@@ -8,18 +8,20 @@ pool: the event loop, shared with the crawler under ``fairfetch run``, never wai
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import jinja2
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fairfetch.config import Settings
@@ -30,6 +32,9 @@ from fairfetch.web.metrics import DirectoryMetrics
 from fairfetch.web.stats import MinuteCache
 
 _HERE = Path(__file__).parent
+
+#: A route's path pattern and the methods it answers.
+RouteMethods = tuple[re.Pattern[str], frozenset[str]]
 
 #: No script may run and nothing may load from elsewhere, whatever a feed managed to smuggle in.
 CSP = (
@@ -139,6 +144,8 @@ def _install_errors(app: FastAPI) -> None:
         response = _error_page(request, exc.status_code, str(exc.detail))
         for k, v in (exc.headers or {}).items():
             response.headers[k] = v
+        if exc.status_code == 405:
+            response.headers["Allow"] = _allowed_methods(request)
         return response
 
     @app.exception_handler(NotFoundError)
@@ -160,6 +167,37 @@ def _install_errors(app: FastAPI) -> None:
     @app.exception_handler(FairfetchError)
     async def _ours(request: Request, exc: FairfetchError) -> Response:
         return _error_page(request, 502, f"{type(exc).__name__}: {exc}")
+
+
+def _allowed_methods(request: Request) -> str:
+    """Every method the requested address answers, for the Allow of a 405 (RFC 9110 §15.5.6).
+
+    The router names only the methods of the first route whose path matched: PUT on
+    /api/v1/feeds said "Allow: GET", though POST adds a feed there. HEAD goes wherever GET does
+    (_HeadAsGet).
+    """
+    path = request.scope.get("path", "")
+    methods: set[str] = set()
+    for regex, route_methods in request.app.state.fairfetch_routes:
+        if regex.match(path):
+            methods |= route_methods
+    if "GET" in methods:
+        methods.add("HEAD")
+    return ", ".join(sorted(methods))
+
+
+def _route_table(app: FastAPI, routers: list[tuple[str, APIRouter]]) -> list[RouteMethods]:
+    """(path pattern, methods) of every route of the app, prefixes applied."""
+    table: list[RouteMethods] = []
+    routes = [("", r) for r in app.routes] + [
+        (p, r) for p, router in routers for r in router.routes
+    ]
+    for prefix, route in routes:
+        methods = getattr(route, "methods", None)
+        path = getattr(route, "path", None)
+        if methods and isinstance(path, str):
+            table.append((compile_path(prefix + path)[0], frozenset(methods)))
+    return table
 
 
 def _plain(value: Any) -> Any:
@@ -201,10 +239,15 @@ def create_app(settings: Settings, store: SqlStore, crawler: Any = None) -> Fast
     app.add_middleware(_SecurityHeaders)
     app.add_middleware(_HeadAsGet)
     _install_errors(app)
-    app.include_router(pages.router)
-    app.include_router(api.router, prefix="/api/v1")
-    app.include_router(websub_router)
-    app.include_router(notify_router)
+    routers = [
+        ("", pages.router),
+        ("/api/v1", api.router),
+        ("", websub_router),
+        ("", notify_router),
+    ]
+    for prefix, router in routers:
+        app.include_router(router, prefix=prefix)
+    app.state.fairfetch_routes = _route_table(app, routers)
     app.mount("/static", StaticFiles(directory=str(_HERE / "static")), name="static")
     return app
 
