@@ -47,6 +47,21 @@ def parse_duration(value: str | None) -> float | None:
     return total if total >= 0 and total == total else None
 
 
+# podcast:person roles (Podcast Taxonomy Project) that make a person the show's: its hosts and
+# credited makers. Guests are not; a guest host is the host of the episodes they appear in.
+# Keys are the role lower-cased without spaces or hyphens ("Co-Host", "co host": "cohost").
+_SHOW_ROLES = frozenset({"host", "cohost", "author", "creator", "editor", "producer"})
+_EPISODE_ROLES = _SHOW_ROLES | {"guesthost"}
+
+
+def _role(el: etree._Element) -> str:
+    """A podcast:person's role as a key of the sets above; no role is "host" (the default)."""
+    role = el.get("role")
+    if role is None:
+        return "host"
+    return "".join(role.lower().split()).replace("-", "") or "host"
+
+
 def _base(el: etree._Element, base: str | None) -> str | None:
     return rebase(base, el.get(XML_BASE))
 
@@ -120,8 +135,7 @@ def feed_ext(key: str, el: etree._Element, fb: FeedBuilder, base: str | None) ->
             if url and url not in fb.funding_urls:
                 fb.funding_urls.append(url)
         elif local == "person":
-            role = (el.get("role") or "host").lower()
-            if role in ("host", "author", "creator", "editor", "producer"):
+            if _role(el) in _SHOW_ROLES:
                 fb.add_person("podcast:person", Person(
                     name=text_of(el), url=resolve(base, el.get("href"))))
         elif local == "updateFrequency":
@@ -257,7 +271,7 @@ def _podcast_transcript(el: etree._Element, eb: EntryBuilder, base: str | None) 
 
 def _podcast_person(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
     name = text_of(el)
-    if name:
+    if name and _role(el) in _EPISODE_ROLES:
         eb.authors.append(Person(name=name, url=resolve(base, el.get("href"))))
 
 

@@ -118,6 +118,8 @@ LISTED: dict[tuple[str, str, str], str] = {
         "an obfuscated mailbox ('jane [at] x [dot] org') is read as the address; feedparser "
         "keeps the whole byline as the name",
     ("podcast20", "entry 0", "authors"): "podcast:person in an item names its people",
+    ("podcast_person_roles", "entry 0", "authors"):
+        "podcast:person in an item names its hosts (a guest host here; guests are no authors)",
     ("podcast_itunes", "entry 0", "title"): "itunes:title is the episode title when no <title>",
     ("redirect_target_base", "entry 0", "enclosures"):
         "enclosure URLs are resolved against the document URL; feedparser leaves them relative",
