@@ -294,6 +294,15 @@ def item(
     )
 
 
+#: A digest shows each entry's HTML up to this length, else its text excerpt (as the plain-text
+#: part does), and entries' bodies up to _DIGEST_BODIES characters in all, then titles and links
+#: only: it carried every item's whole content, and 300 items of full-text feeds made a 12 MB
+#: mail, which servers refuse for its size (10 MB is Postfix's default) — the digest lost whole.
+_DIGEST_ENTRY_HTML = 2_000
+_DIGEST_EXCERPT = 500
+_DIGEST_BODIES = 1_000_000
+
+
 def digest(
     reader: Mapping[str, Any],
     schedule: str,
@@ -303,6 +312,7 @@ def digest(
     exhausted_feeds: Sequence[str] = (),
 ) -> Rendered:
     groups: dict[int, dict[str, Any]] = {}
+    budget = _DIGEST_BODIES
     for it in items:
         g = groups.setdefault(
             it["feed_id"],
@@ -315,13 +325,22 @@ def digest(
         site = _web_link(it["feed_url"], it.get("feed_link")) or it["feed_url"]
         link = _web_link(site, it.get("link"))
         body = sanitise(it.get("summary") or it.get("content"), link or site)
+        excerpt = html_to_text(body)[:_DIGEST_EXCERPT]
+        shown = (
+            Markup(body)  # noqa: S704 - sanitised by nh3 above
+            if len(body) <= _DIGEST_ENTRY_HTML
+            else Markup("<p>{}…</p>").format(excerpt)
+        )
+        if budget < len(shown) + len(excerpt):  # spent: the rest by title and link
+            shown, excerpt = Markup(""), ""
+        budget -= len(shown) + len(excerpt)
         g["entries"].append(
             {
                 "title": _title(it.get("title"), "(untitled)"),
                 "link": link,
                 "published": it.get("published"),
-                "body_html": Markup(body),  # noqa: S704 - sanitised by nh3 above
-                "body_text": html_to_text(body)[:500],
+                "body_html": shown,
+                "body_text": excerpt,
             }
         )
     kind = "Weekly" if schedule.startswith("weekly") else "Daily"

@@ -10,6 +10,7 @@ digest, an entry with a huge body) stopped every notification of every reader, f
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
@@ -21,17 +22,24 @@ from fairfetch.store import notify_repo as repo
 from .conftest import FAST, T0, ScriptedHandler, SmtpServer, _world
 
 LIMIT = 200_000
+POSTFIX_DEFAULT = 10_240_000  # message_size_limit
 
 
-@pytest.fixture
-def small_server() -> Iterator[SmtpServer]:
+@contextmanager
+def _server(limit: int) -> Iterator[SmtpServer]:
     handler = ScriptedHandler()
-    ctl = LoopbackController(handler, hostname="127.0.0.1", port=0, data_size_limit=LIMIT)
+    ctl = LoopbackController(handler, hostname="127.0.0.1", port=0, data_size_limit=limit)
     ctl.start()
     try:
         yield SmtpServer(handler, int(ctl.port))
     finally:
         ctl.stop()
+
+
+@pytest.fixture
+def small_server() -> Iterator[SmtpServer]:
+    with _server(LIMIT) as server:
+        yield server
 
 
 async def test_notify_a_mail_too_big_for_the_server_fails_alone(tmp_path, small_server):
@@ -61,3 +69,26 @@ async def test_notify_a_mail_too_big_for_the_server_fails_alone(tmp_path, small_
         assert repo.queue_held_from(w.store, T0 + timedelta(minutes=3)) is None
     finally:
         w.store.close()
+
+
+async def test_notify_a_digest_of_hundreds_of_full_text_items_fits_a_common_size_limit(tmp_path):
+    """A week of a full-text feed (300 items of ~29 KB) made a 12 MB digest: over Postfix's
+    default limit, refused, and the whole issue failed with every item in it."""
+    with _server(POSTFIX_DEFAULT) as server:
+        w = _world(f"sqlite:///{tmp_path}/n.db", server.url)
+        try:
+            fid = w.add_feed("https://a.example.test/feed")
+            w.subscribe("ana@example.test", fid, mode="daily", hour=10)
+            article = "<p>" + "Lorem ipsum dolor sit amet, consectetur. " * 700 + "</p>"
+            w.write(fid, [w.entry(f"post {i}", content=article) for i in range(300)],
+                    at=T0 + timedelta(minutes=1))
+
+            report = await send_due(w.store, w.settings, T0 + timedelta(hours=2), options=FAST)
+
+            assert (report.sent, report.failed, report.retried) == (1, 0, 0), report.errors
+            [got] = server.accepted
+            assert str(got.msg["Subject"]).startswith("Daily digest: 300 new items")
+            html = got.msg.get_body(("html",)).get_content()
+            assert all(f">post {i}</a>" in html for i in range(300))
+        finally:
+            w.store.close()

@@ -275,3 +275,57 @@ def test_notify_non_ascii_recipient_is_an_address_in_utf8():
     assert [type(d).__name__ for d in parsed["To"].defects] == ["NonASCIILocalPartDefect"]
     # everything else stays 7-bit: the display name is still encoded
     assert all(line.isascii() for line in lines if not line.startswith(b"To:"))
+
+
+def test_notify_a_digest_of_hundreds_of_long_items_stays_small_and_lists_every_item():
+    """The HTML part carried every item's whole content (the text part an excerpt): 300 items
+    of full-text feeds made a 12 MB mail, over the 10 MB most servers take (Postfix's default),
+    and a digest refused for its size is lost whole. Each entry shows an excerpt, and past a
+    budget a title and a link; short summaries keep their HTML."""
+    body = "<p>" + "Lorem ipsum dolor sit amet, consectetur. " * 700 + "</p>"
+    items = [
+        {"feed_id": i % 5, "feed_title": f"Feed {i % 5}", "feed_url": "https://b.test/f",
+         "feed_link": None, "manage_token": "M", "title": f"Post {i}", "link": f"/p/{i}",
+         "summary": None, "content": body + f"<p>end {i}</p>", "published": NOW}
+        for i in range(300)
+    ] + [
+        {"feed_id": 9, "feed_title": "Short", "feed_url": "https://s.test/f", "feed_link": None,
+         "manage_token": "S", "title": "Brief", "link": "/brief", "summary": "<b>bold</b> news",
+         "content": None, "published": NOW}
+    ]
+    r = render.digest({"token": "RTOKEN"}, "weekly@mon@08", items, LINKS)
+    raw = render.as_bytes(render.to_email(r, to="a@b.test", mail_from="f@x.test",
+                                          msg_id="<d@x.test>", date=NOW))
+    assert len(raw) < 2_000_000
+    text, html = _check_structure(email.message_from_bytes(raw, policy=policy.default))
+    for i in range(300):
+        assert f'href="https://b.test/p/{i}"' in html
+        assert f"https://b.test/p/{i}\n" in text
+        assert f">Post {i}</a>" in html
+    assert 'href="https://s.test/brief"' in html
+    assert "<b>bold</b> news" in html  # a short summary keeps its HTML
+    assert "Lorem ipsum dolor" in html  # and the first long ones their excerpt
+    assert r.subject == "Weekly digest: 301 new items from Feed 0, Feed 1, Feed 2 and 3 more"
+
+
+def test_notify_a_digest_past_its_body_budget_lists_the_rest_by_title_and_link():
+    summary = "<p>" + "Some words of news. " * 90 + "</p>"  # just under the HTML cut
+    items = [
+        {"feed_id": 1, "feed_title": "Busy", "feed_url": "https://b.test/f", "feed_link": None,
+         "manage_token": "M", "title": f"Post {i}", "link": f"/p/{i}",
+         "summary": summary.replace("news", f"news{i}"), "content": None, "published": NOW}
+        for i in range(1500)
+    ]
+    r = render.digest({"token": "RTOKEN"}, "daily@08", items, LINKS)
+    raw = render.as_bytes(render.to_email(r, to="a@b.test", mail_from="f@x.test",
+                                          msg_id="<d@x.test>", date=NOW))
+    assert len(raw) < 4_000_000
+    text, html = _check_structure(email.message_from_bytes(raw, policy=policy.default))
+    for i in range(1500):
+        assert f'href="https://b.test/p/{i}"' in html
+        assert f"* Post {i} (" in text
+    # the first ones with their summary, the last by title and link
+    assert "news0." in html
+    assert "news0." in text
+    assert "news1499." not in html
+    assert "news1499." not in text
