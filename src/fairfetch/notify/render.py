@@ -326,20 +326,20 @@ def digest(
         link = _web_link(site, it.get("link"))
         body = sanitise(it.get("summary") or it.get("content"), link or site)
         excerpt = html_to_text(body)[:_DIGEST_EXCERPT]
-        shown = (
+        body_html = (
             Markup(body)  # noqa: S704 - sanitised by nh3 above
             if len(body) <= _DIGEST_ENTRY_HTML
             else Markup("<p>{}…</p>").format(excerpt)
         )
-        if budget < len(shown) + len(excerpt):  # spent: the rest by title and link
-            shown, excerpt = Markup(""), ""
-        budget -= len(shown) + len(excerpt)
+        if budget < len(body_html) + len(excerpt):  # spent: the rest by title and link
+            body_html, excerpt = Markup(""), ""
+        budget -= len(body_html) + len(excerpt)
         g["entries"].append(
             {
                 "title": _title(it.get("title"), "(untitled)"),
                 "link": link,
                 "published": it.get("published"),
-                "body_html": shown,
+                "body_html": body_html,
                 "body_text": excerpt,
             }
         )
