@@ -94,8 +94,10 @@ def run_ours(url: str, out: str, concurrency: int, parse_process: bool) -> None:
 
     from fairfetch.audit.crawler import CrawlOptions, crawl_site
     from fairfetch.config import Settings
+    from fairfetch.gctune import tune_for_crawling
 
     settings = Settings(allow_networks=("127.0.0.1/32",), resolve=("*.test:127.0.0.1",))
+    tune_for_crawling()  # as `fairfetch audit crawl` does before its work
     cpu0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     stats = asyncio.run(
@@ -132,7 +134,9 @@ def run_rules_only(path: str) -> None:
 
     from fairfetch.audit.rules import run_rules
     from fairfetch.audit.view import load_view
+    from fairfetch.gctune import tune_for_crawling
 
+    tune_for_crawling()  # as `fairfetch audit report` does before its work
     con = sqlite3.connect(path)
     con.execute("PRAGMA cache_size=-512")  # as load_view does: counting rows is one pass
     run = run_rules(load_view(con))

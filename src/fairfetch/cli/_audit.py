@@ -16,6 +16,7 @@ from rich.text import Text
 
 from fairfetch.cli._app import app, console, globals_of, plain
 from fairfetch.errors import AuditError, InputError
+from fairfetch.gctune import tune_for_crawling
 
 audit_app = typer.Typer(help="Audit one website: crawl it, judge it, export a workbook.",
                         no_args_is_help=True)
@@ -105,6 +106,7 @@ def crawl(
             waiting=s.waiting,
         )  # fmt: skip
 
+    tune_for_crawling()  # the writer process, forked from this one, inherits it
     with progress:
         stats = asyncio.run(crawl_site(url, out, settings, options, progress=on_progress))
     if not quiet:
@@ -138,6 +140,7 @@ def export(
     if csv_dir is not None and csv_dir.exists() and not csv_dir.is_dir():
         raise InputError(str(csv_dir), "exists and is not a directory")
     thresholds = _thresholds(threshold)
+    tune_for_crawling()
     try:
         counts = export_crawl(crawl_file, xlsx=xlsx, csv_dir=csv_dir, thresholds=thresholds)
     except OSError as exc:
@@ -209,7 +212,9 @@ def report(
     """The findings, worst first."""
     from fairfetch.audit.export import report_data
 
-    data = report_data(crawl_file, _thresholds(threshold))
+    thresholds = _thresholds(threshold)
+    tune_for_crawling()
+    data = report_data(crawl_file, thresholds)
     if as_json:
         typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
