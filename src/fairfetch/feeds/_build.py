@@ -17,7 +17,7 @@ from fairfetch.feeds.classify import Signals, classify
 from fairfetch.feeds.dates import parse_date_noted
 from fairfetch.feeds.model import Contact, Enclosure, Entry, Feed, Person
 
-__all__ = ["EntryBuilder", "FeedBuilder", "resolve"]
+__all__ = ["EntryBuilder", "FeedBuilder", "resolve", "untracked"]
 
 # An http(s) URL whose authority is a plain host name: its host without urlsplit.
 _PLAIN_HOST = re.compile(r"https?://([A-Za-z0-9.\-]+)(?::[0-9]*)?(?=[/?#]|$)")
@@ -221,7 +221,7 @@ class FeedBuilder:
         if e.guid and e.guid not in shared_guids:
             return e.guid
         if e.link:
-            return e.link
+            return untracked(e.link) if "?" in e.link else e.link
         return _hash_id(e, _content_basis(e))
 
     def _split_collisions(self, eids: list[str]) -> list[str]:
@@ -357,6 +357,25 @@ class FeedBuilder:
             encoding=self.encoding, podcast_guid=self.podcast_guid, locked=self.locked,
             medium=self.medium, funding_urls=self.funding_urls,
         )
+
+
+# Query parameters that say who sent a reader, never which page: analytics campaigns (utm_*),
+# mailing-list ids (Mailchimp, HubSpot, Marketo), ad click ids. Many publishers put them on their
+# feed's links, some with values that change from one fetch to the next.
+_TRACKING = re.compile(
+    r"(?:utm_[a-z0-9_]*|fbclid|gclid|dclid|gbraid|wbraid|msclkid|yclid|twclid|igshid|mc_cid"
+    r"|mc_eid|_hsenc|_hsmi|mkt_tok)$", re.IGNORECASE)
+
+
+def untracked(link: str) -> str:
+    """``link`` without its tracking parameters (see _TRACKING): what identifies an entry that
+    has no guid, so that the same post is the same entry however the feed tagged it this time."""
+    head, sep, query = link.partition("?")
+    if not sep:
+        return link
+    query, hash_, fragment = query.partition("#")
+    kept = [p for p in query.split("&") if p and not _TRACKING.match(p.partition("=")[0])]
+    return head + ("?" + "&".join(kept) if kept else "") + hash_ + fragment
 
 
 def _content_basis(e: EntryBuilder) -> str:

@@ -142,14 +142,19 @@ class Diff:
 
 def derived(field: str, entry: dict[str, Any], theirs: Any) -> bool:
     """Values our model derives where the reference models nothing, by contract (DESIGN.md):
-    an entry id when the feed gives none (link, else a content hash: ids must be non-empty and
-    stable), and ``published`` from ``dc:date`` (RSS 1.0's only date; feedparser files it under
-    updated only, which we set too). These are not disagreements and are counted apart."""
+    an entry id when the feed gives none (link without its tracking parameters, else a content
+    hash: ids must be non-empty and stable), and ``published`` from ``dc:date`` (RSS 1.0's only
+    date; feedparser files it under updated only, which we set too). These are not
+    disagreements and are counted apart."""
     if theirs is not None:
         return False
     value = entry[field]
     if field == "id":
-        return value == entry["link"] or str(value).startswith("hash:")
+        from fairfetch.feeds._build import untracked
+
+        link = entry["link"]
+        return value == link or (link is not None and value == untracked(link)) or str(
+            value).startswith("hash:")
     if field == "published":
         return value is not None and value == entry["updated"]
     return False
