@@ -211,7 +211,11 @@ def _address(value: str) -> str:
     if not addr:
         return value
     if not addr.isascii():
-        return _Wire(f"{_encoded('From', name)} <{addr}>" if name else addr)
+        if not name:
+            return _Wire(addr)
+        phrase = formataddr((name, "x@x"))[: -len(" <x@x>")] if name.isascii() else (
+            _encoded("From", name))
+        return _Wire(f"{phrase} <{addr}>")
     return formataddr((name, addr), charset="utf-8") if name else addr
 
 

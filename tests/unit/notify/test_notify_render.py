@@ -329,3 +329,19 @@ def test_notify_a_digest_past_its_body_budget_lists_the_rest_by_title_and_link()
     assert "news0." in text
     assert "news1499." not in html
     assert "news1499." not in text
+
+
+def test_notify_a_non_ascii_sender_address_is_written_in_utf8_with_its_name():
+    """``mail_from`` with a non-ASCII address (sent with SMTPUTF8, like a non-ASCII reader's):
+    formataddr raised UnicodeEncodeError on it, out of every message's rendering; its display
+    name is quoted or encoded as for an ASCII address."""
+    r = render.item(SUB, FEED, ENTRY, LINKS)
+    for mail_from, name in [('"Feeds, Inc." <envoi@éditions.test>', "Feeds, Inc."),
+                            ("Zoë <envoi@éditions.test>", "Zoë"),
+                            ("envoi@éditions.test", "")]:
+        msg = render.to_email(r, to="a@b.test", mail_from=mail_from, msg_id="<u@x.test>",
+                              date=NOW)
+        parsed = email.message_from_string(render.as_bytes(msg).decode("utf-8"),
+                                           policy=policy.SMTPUTF8)
+        [sender] = parsed["From"].addresses
+        assert (sender.display_name, sender.addr_spec) == (name, "envoi@éditions.test")
