@@ -11,7 +11,7 @@ import binascii
 
 from lxml import etree
 
-from fairfetch.feeds._build import EntryBuilder, FeedBuilder, rebase, resolve
+from fairfetch.feeds._build import EntryBuilder, FeedBuilder, rebase, resolve, resolve_html
 from fairfetch.feeds._ext import ENTRY_EXT, EntryHandler, feed_ext, handle_link, ignore, to_int
 from fairfetch.feeds._rss import atom_person
 from fairfetch.feeds._xml import XML_BASE, inner_markup, key_of, text_of
@@ -124,10 +124,14 @@ def _entry_updated(el: etree._Element, eb: EntryBuilder, base: str | None) -> No
 
 def _entry_summary(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
     eb.summary = atom_text(el)
+    if el.get(XML_BASE) is not None:  # its own base: resolved here, the entry's in finish
+        eb.summary = resolve_html(eb.summary, _base(el, base))
 
 
 def _entry_content(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:
     eb.content = atom_text(el) if el.get("src") is None else None
+    if el.get(XML_BASE) is not None:  # its own base: resolved here, the entry's in finish
+        eb.content = resolve_html(eb.content, _base(el, base))
 
 
 def _entry_author(el: etree._Element, eb: EntryBuilder, base: str | None) -> None:

@@ -17,7 +17,7 @@ from fairfetch.feeds.classify import Signals, classify
 from fairfetch.feeds.dates import parse_date_noted
 from fairfetch.feeds.model import Contact, Enclosure, Entry, Feed, Person
 
-__all__ = ["EntryBuilder", "FeedBuilder", "resolve", "untracked"]
+__all__ = ["EntryBuilder", "FeedBuilder", "resolve", "resolve_html", "untracked"]
 
 # An http(s) URL whose authority is a plain host name: its host without urlsplit.
 _PLAIN_HOST = re.compile(r"https?://([A-Za-z0-9.\-]+)(?::[0-9]*)?(?=[/?#]|$)")
@@ -52,6 +52,54 @@ def resolve(base: str | None, url: str | None) -> str | None:
         return urljoin(base, url)
     except ValueError:
         return url
+
+
+# Attributes of HTML tags that hold a URL (srcset: several, each with its descriptor).
+_HTML_TAG = re.compile(r"<[A-Za-z][^<>]*>")
+_URL_ATTR = re.compile(
+    r"""(\s(?:href|src|poster|cite|background|longdesc|action|formaction|srcset)\s*=\s*)"""
+    r"""("[^"]*"|'[^']*'|[^\s>"']+)""", re.IGNORECASE)
+# Cheap first look: some URL attribute whose value is neither absolute nor a fragment.
+_RELATIVE_ATTR = re.compile(
+    r"""\s(?:href|src|poster|cite|background|longdesc|action|formaction|srcset)\s*=\s*["']?"""
+    r"""(?![A-Za-z][A-Za-z0-9+.\-]*:|#|["'\s>])""", re.IGNORECASE)
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+def _join_url(base: str, value: str) -> str:
+    url = value.strip()
+    if not url or url.startswith("#") or _SCHEME.match(url):
+        return value
+    try:
+        return urljoin(base, url)
+    except ValueError:
+        return value
+
+
+def _resolve_attr(base: str, m: re.Match[str]) -> str:
+    prefix, raw = m.group(1), m.group(2)
+    quote = raw[0] if raw[0] in "\"'" else ""
+    value = raw[1:-1] if quote else raw
+    if prefix.strip().lower().startswith("srcset"):
+        new = ", ".join(
+            " ".join([_join_url(base, part.split(None, 1)[0]), *part.split(None, 1)[1:]])
+            for part in value.split(",") if part.strip())
+    else:
+        new = _join_url(base, value)
+    if new == value or (quote and quote in new) or (not quote and any(
+            c in new for c in " \t\n>\"'")):
+        return m.group(0)
+    return prefix + quote + new + quote
+
+
+def resolve_html(html: str | None, base: str | None) -> str | None:
+    """``html`` with the relative URLs in its tags' attributes resolved against ``base`` (the
+    xml:base in effect where it was found, which later readers of the content cannot know).
+    Only inside tags: text that shows markup (``&lt;img src=…&gt;``) is left as written."""
+    if not html or not base or _RELATIVE_ATTR.search(html) is None:
+        return html
+    return _HTML_TAG.sub(
+        lambda t: _URL_ATTR.sub(lambda m: _resolve_attr(base, m), t.group(0)), html)
 
 
 def _is_web(url: str) -> bool:
@@ -323,8 +371,11 @@ class FeedBuilder:
                 # audio beside the item's video (media: or enclosure) is an alternative
                 # rendition of the video, not a show (kinds: this entry's, set above)
                 media_audio += 1
+            summary, content = e.summary, e.content
+            if e.base != self.url and e.base is not None:  # an xml:base is in effect
+                summary, content = resolve_html(summary, e.base), resolve_html(content, e.base)
             entries.append(_entry((
-                eid, e.title, link, published, updated, e.summary, e.content,
+                eid, e.title, link, published, updated, summary, content,
                 people.entry_people(e.authors, title), e.categories, e.enclosures, e.image_url,
                 e.media, e.duration, e.transcripts,
             )))
