@@ -123,7 +123,14 @@ class Links:
 
 
 def message_id(local: str, mail_from: str) -> str:
+    """On the sender's domain, in ASCII (IDNA): a Message-ID is no place for UTF-8 or an
+    encoded-word (a non-ASCII domain was written as one, which no client reads as an id)."""
     domain = parseaddr(mail_from)[1].rpartition("@")[2] or "fairfetch.localhost"
+    if not domain.isascii():
+        try:
+            domain = domain.encode("idna").decode("ascii")
+        except UnicodeError:
+            domain = "fairfetch.localhost"
     return f"<{local}@{domain}>"
 
 

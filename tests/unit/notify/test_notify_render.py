@@ -345,3 +345,12 @@ def test_notify_a_non_ascii_sender_address_is_written_in_utf8_with_its_name():
                                            policy=policy.SMTPUTF8)
         [sender] = parsed["From"].addresses
         assert (sender.display_name, sender.addr_spec) == (name, "envoi@éditions.test")
+
+
+def test_notify_message_id_on_a_non_ascii_sender_domain_is_ascii():
+    assert render.message_id("abc", "envoi@éditions.test") == "<abc@xn--ditions-9xa.test>"
+    assert render.message_id("abc", "Zoë <f@x.test>") == "<abc@x.test>"
+    r = render.item(SUB, FEED, ENTRY, LINKS)
+    msg = render.to_email(r, to="a@b.test", mail_from="envoi@éditions.test",
+                          msg_id=render.message_id("abc", "envoi@éditions.test"), date=NOW)
+    assert b"Message-ID: <abc@xn--ditions-9xa.test>" in _raw_headers(msg)
