@@ -119,7 +119,12 @@ class Links:
 
     @property
     def host(self) -> str:
-        return (urlsplit(self.base).hostname or "localhost").lower()
+        """In ASCII (IDNA): it names the List-Id, which is no place for UTF-8."""
+        host = (urlsplit(self.base).hostname or "localhost").lower()
+        try:
+            return host if host.isascii() else host.encode("idna").decode("ascii")
+        except UnicodeError:
+            return "localhost"
 
 
 def message_id(local: str, mail_from: str) -> str:

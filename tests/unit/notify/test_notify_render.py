@@ -354,3 +354,13 @@ def test_notify_message_id_on_a_non_ascii_sender_domain_is_ascii():
     msg = render.to_email(r, to="a@b.test", mail_from="envoi@éditions.test",
                           msg_id=render.message_id("abc", "envoi@éditions.test"), date=NOW)
     assert b"Message-ID: <abc@xn--ditions-9xa.test>" in _raw_headers(msg)
+
+
+def test_notify_list_id_on_a_non_ascii_public_host_is_ascii():
+    """A public_url on an IDN host named the List-Id in UTF-8, sent 8-bit to any server."""
+    links = render.Links("https://éditions.test")
+    r = render.item(SUB, FEED, ENTRY, links)
+    msg = render.to_email(r, to="a@b.test", mail_from="f@x.test", msg_id="<l@x.test>",
+                          date=NOW)
+    assert b'List-Id: "Example Blog" <feed-3.xn--ditions-9xa.test>' in _raw_headers(msg)
+    assert render.as_bytes(msg).isascii()
