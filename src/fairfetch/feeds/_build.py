@@ -315,7 +315,9 @@ class FeedBuilder:
             sharers: dict[str, set[tuple[str | None, str | None]]] = {}
             for e in self.entries:
                 if e.guid:
-                    sharers.setdefault(e.guid, set()).add((e.link or e.alt_link, e.title))
+                    link = e.link or e.alt_link
+                    sharers.setdefault(e.guid, set()).add(
+                        (untracked(link) if link and "?" in link else link, e.title))
             shared = {g for g, variants in sharers.items() if len(variants) > 1}
         if shared:
             self.problems.append(f"{len(shared)} guid(s) shared by several entries: "

@@ -63,3 +63,16 @@ def test_feeds_identity_tracking_variants_in_one_document_are_one_entry() -> Non
            b"</channel></rss>")
     feed = parse_feed(doc)
     assert [e.id for e in feed.entries] == ["https://blog.example.com/p"]
+
+
+def test_feeds_identity_a_guid_repeated_with_retagged_links_stays_the_id() -> None:
+    # the same post twice in one document, its link tagged two ways: one entry, still named by
+    # its guid (a guid "shared by different entries" would fall back to the link, and the id
+    # would change on the next crawl that lists the post once)
+    doc = (b"<rss version='2.0'><channel><title>Blog</title>"
+           b"<item><guid>post-1</guid><title>Post</title>"
+           b"<link>https://blog.example.com/p?utm_source=a</link></item>"
+           b"<item><guid>post-1</guid><title>Post</title>"
+           b"<link>https://blog.example.com/p?utm_source=b</link></item>"
+           b"</channel></rss>")
+    assert [e.id for e in parse_feed(doc).entries] == ["post-1"]
