@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 import jinja2
 from markupsafe import Markup
 
-from fairfetch.web.safety import plain_text, safe_url, sanitize_html
+from fairfetch.web.safety import plain_text, safe_url, sanitize_html, web_base
 
 
 def dt(value: datetime | None) -> str:
@@ -45,9 +45,11 @@ def nbytes(value: int | float | None) -> str:
     return f"{n:.1f} GB"
 
 
-def sanitize(value: Any) -> Markup:
-    """Feed HTML, cleaned by nh3 (the only place a feed's markup reaches a page)."""
-    return Markup(sanitize_html(value))  # noqa: S704 - nh3 output is the sanitised HTML
+def sanitize(value: Any, *bases: Any) -> Markup:
+    """Feed HTML, cleaned by nh3 (the only place a feed's markup reaches a page); its relative
+    links resolved against the first of ``bases`` that is a web address (the publisher's)."""
+    base = next((b for b in map(web_base, bases) if b is not None), None)
+    return Markup(sanitize_html(value, base))  # noqa: S704 - nh3 output is the sanitised HTML
 
 
 def query(params: dict[str, Any], **changes: Any) -> str:

@@ -8,7 +8,7 @@ whether a URL may be an ``href`` at all, and which parts of a feed's HTML may be
 from __future__ import annotations
 
 import html
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import nh3
 
@@ -88,14 +88,53 @@ def safe_url(value: object) -> str | None:
     return text
 
 
-def sanitize_html(value: object) -> str:
-    """Feed HTML reduced to harmless text markup: no scripts, handlers, styles or remote loads."""
+def web_base(value: object) -> str | None:
+    """``value`` if relative links may be resolved against it (an http(s) URL with a host)."""
+    url = safe_url(value)
+    return url if url is not None and urlsplit(url).scheme.lower() in ("http", "https") else None
+
+
+def _link_target(href: str, base: str | None) -> str | None:
+    """Where a link of feed HTML points, seen from the publisher's page, or None.
+
+    The HTML was written for the publisher's page: a relative link shown as it is on ours
+    would point into the directory ("/p/2" to our /p/2, "?notice=deleted" to our own notice).
+    It is resolved against the publisher's address, or, with none known, loses its target.
+    """
+    text = href.strip()
+    if not text:
+        return None
+    if safe_url(text) is not None:
+        return text
+    if base is None or urlsplit(text).scheme:
+        return None  # relative with nowhere to resolve it, or a scheme we never link
+    try:
+        joined = urljoin(base, text).replace(" ", "%20")
+    except ValueError:
+        return None
+    return web_base(joined)
+
+
+def sanitize_html(value: object, base: str | None = None) -> str:
+    """Feed HTML reduced to harmless text markup: no scripts, handlers, styles or remote loads.
+
+    ``base`` is the publisher's address the HTML was written for (the entry's link, else the
+    feed's site or URL): relative links are resolved against it.
+    """
     if not isinstance(value, str) or not value:
         return ""
+    resolve_from = web_base(base)
+
+    def keep(tag: str, attribute: str, attribute_value: str) -> str | None:
+        if tag == "a" and attribute == "href":
+            return _link_target(attribute_value, resolve_from)
+        return attribute_value
+
     return nh3.clean(
         value,
         tags=_TAGS,
         attributes=_ATTRIBUTES,
+        attribute_filter=keep,
         url_schemes=set(LINK_SCHEMES),
         link_rel="nofollow noopener noreferrer ugc",
         strip_comments=True,

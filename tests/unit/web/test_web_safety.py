@@ -87,3 +87,44 @@ def test_web_plain_text_strips_markup_and_cuts() -> None:
     assert plain_text("<b>a &amp; b</b><script>x()</script>  <i>c</i>") == "a & b c"
     assert plain_text("word " * 100, limit=20).endswith("…")
     assert len(plain_text("word " * 100, limit=20)) == 20
+
+
+def _hrefs(html: str) -> list[str | None]:
+    import re
+
+    return [m.group(2) for m in re.finditer(r"<a( href=\"([^\"]*)\")?[^>]*>", html)]
+
+
+def test_web_sanitize_resolves_relative_links_against_the_publisher() -> None:
+    """A feed's HTML is written for the publisher's page: a relative link shown on ours would
+    point into the directory ('/p/2' → our /p/2, a 404; '?notice=deleted' → our notice)."""
+    dirty = (
+        '<a href="/p/2">a</a><a href="three">b</a><a href="#note">c</a>'
+        '<a href="//cdn.example/y">d</a><a href="?notice=deleted">e</a>'
+        '<a href="https://other.example/z">f</a><a href="mailto:me@blog.example">g</a>'
+        '<a href="javascript:alert(1)">h</a><a href="/x javascript:alert(1)">i</a>'
+    )
+    clean = sanitize_html(dirty, base="https://blog.example/p/1")
+    assert _hrefs(clean) == [
+        "https://blog.example/p/2",
+        "https://blog.example/p/three",
+        "https://blog.example/p/1#note",
+        "https://cdn.example/y",
+        "https://blog.example/p/1?notice=deleted",
+        "https://other.example/z",
+        "mailto:me@blog.example",
+        None,
+        "https://blog.example/x%20javascript:alert(1)",
+    ]
+    assert 'href="javascript:' not in clean
+    for text in "abcdefghi":
+        assert f">{text}</a>" in clean  # every link's text is kept
+
+
+@pytest.mark.parametrize("base", [None, "", "javascript:alert(1)", "data:text/html,x", "/rel"])
+def test_web_sanitize_without_a_web_base_leaves_relative_links_without_a_target(
+    base: str | None,
+) -> None:
+    clean = sanitize_html('<a href="/p/2">a</a><a href="https://ok.example/">b</a>', base=base)
+    assert _hrefs(clean) == [None, "https://ok.example/"]
+    assert ">a</a>" in clean
