@@ -115,7 +115,14 @@ class Links:
     base: str
 
     def url(self, path: str) -> str:
-        return self.base.rstrip("/") + path
+        """On the public URL with its host in IDNA form: a List-Unsubscribe header on an IDN
+        host was written as an encoded-word, which no mail provider reads as a URL."""
+        base = self.base.rstrip("/")
+        parts = urlsplit(base)
+        if not parts.netloc.isascii() and parts.hostname:
+            netloc = self.host + (f":{parts.port}" if parts.port else "")
+            base = parts._replace(netloc=netloc).geturl()
+        return base + path
 
     @property
     def host(self) -> str:

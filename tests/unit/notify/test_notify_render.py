@@ -364,3 +364,17 @@ def test_notify_list_id_on_a_non_ascii_public_host_is_ascii():
                           date=NOW)
     assert b'List-Id: "Example Blog" <feed-3.xn--ditions-9xa.test>' in _raw_headers(msg)
     assert render.as_bytes(msg).isascii()
+
+
+def test_notify_one_click_unsubscribe_on_a_non_ascii_public_host_is_a_url():
+    """RFC 8058's List-Unsubscribe on an IDN public_url was an encoded-word, no URL at all."""
+    links = render.Links("https://Éditions.test:8443/")
+    r = render.item(SUB, FEED, ENTRY, links)
+    msg = render.to_email(r, to="a@b.test", mail_from="f@x.test", msg_id="<l@x.test>",
+                          date=NOW)
+    assert (b"List-Unsubscribe: <https://xn--ditions-9xa.test:8443/unsubscribe/MTOKEN>"
+            in _raw_headers(msg))
+    _text, html = _check_structure(_parse(msg))
+    assert 'href="https://xn--ditions-9xa.test:8443/unsubscribe/MTOKEN"' in html
+    assert links.url("/x") == "https://xn--ditions-9xa.test:8443/x"
+    assert render.Links("https://news.example.test/").url("/x") == "https://news.example.test/x"
