@@ -87,6 +87,11 @@ _ROLE_NAMES = frozenset({
     "newsletter", "subscriptions", "help", "team member", "site admin", "wordpress admin",
 })
 
+# The one-word roles, and the words that join them: a byline made only of these ("Podcast Host",
+# "Editor & Publisher", "Editors of the Blog") is a role however many words it has.
+_ROLE_WORDS = frozenset(r for r in _ROLE_NAMES if " " not in r and "-" not in r)
+_JOINERS = frozenset({"the", "of", "and", "a", "an", "in", "for", "at"})
+
 _PLATFORM_NAMES = frozenset({
     "substack", "ghost", "beehiiv", "buttondown", "mailchimp", "letterbox", "wordpress",
     "wordpress.com", "blogger", "medium", "tumblr", "squarespace", "wix", "libsyn", "anchor",
@@ -241,6 +246,9 @@ def is_person_name(
         return False
     words = _words(n)
     if _is_org_of_role(words):
+        return False
+    if len(words) > 1 and all(w in _ROLE_WORDS or w in _JOINERS for w in words) and not all(
+            w in _JOINERS for w in words):
         return False
     if feed_title and (n == _norm(feed_title).strip(" .:-")
                        or words == (_words(_norm(feed_title)) or None)):
