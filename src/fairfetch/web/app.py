@@ -124,13 +124,7 @@ def _error_page(request: Request, status: int, message: str) -> Response:
 def _install_errors(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> Response:
-        problems = []
-        for err in exc.errors():
-            where = ".".join(
-                str(p) for p in err.get("loc", ()) if p not in ("query", "body", "path")
-            )
-            problems.append(f"{where or 'request'}: {err.get('msg', 'invalid')}")
-        message = "bad request: " + "; ".join(problems)
+        message = "bad request: " + "; ".join(_problem(err) for err in exc.errors())
         if not _wants_html(request):
             return JSONResponse(
                 {"detail": message, "errors": _plain(exc.errors())}, status_code=422
@@ -167,6 +161,25 @@ def _install_errors(app: FastAPI) -> None:
     @app.exception_handler(FairfetchError)
     async def _ours(request: Request, exc: FairfetchError) -> Response:
         return _error_page(request, 502, f"{type(exc).__name__}: {exc}")
+
+
+def _problem(err: dict[str, Any]) -> str:
+    """One validation error as '<what>: <why>', naming the parameter or field, else the body.
+
+    A body that is not JSON comes with its offset as the place ('1: JSON decode error'), and
+    a body that is missing or not an object with no place at all."""
+    loc = tuple(err.get("loc", ()))
+    msg = str(err.get("msg", "invalid"))
+    if err.get("type") == "json_invalid":
+        reason = (err.get("ctx") or {}).get("error")
+        at = next((p for p in loc[1:] if isinstance(p, int)), None)
+        return (
+            f"body: {msg}"
+            + (f": {reason}" if reason else "")
+            + (f" (at character {at + 1})" if at is not None else "")
+        )
+    where = ".".join(str(p) for p in loc if p not in ("query", "body", "path"))
+    return f"{where or (str(loc[0]) if loc else 'request')}: {msg}"
 
 
 def _allowed_methods(request: Request) -> str:
