@@ -101,9 +101,15 @@ def declared_feed_links(html: bytes, base_url: str) -> list[str]:
             if ctype not in FEED_TYPES and not ("feed" in rels and not ctype):
                 continue
             if ctype == "application/json" and "alternate" in rels and "feed" not in rels:
-                # oEmbed and friends also use application/json; JSON Feed says feed+json
+                # oEmbed and REST APIs also use application/json (every WordPress page names
+                # its /wp-json/ resource so, titled "JSON"); JSON Feed says feed+json, or its
+                # title or URL names a feed
                 title = (attrs.get("title") or "").lower()
-                if "feed" not in title and "json" not in (attrs.get("href") or "").lower():
+                try:
+                    path = urlsplit((attrs.get("href") or "").strip().lower()).path
+                except ValueError:
+                    continue
+                if "feed" not in title and "feed" not in path.replace("wp-json", ""):
                     continue
             url = _join(base, (attrs.get("href") or "").strip())
             if url and url not in found and urlsplit(url).scheme in ("http", "https"):
