@@ -28,6 +28,7 @@ router = APIRouter()
 FeedId = Annotated[int, Path(ge=1, le=2**63 - 1, description="Feed id")]
 PAGE_MAX = 100_000
 PER_PAGE_MAX = 200
+PER_PAGE_DEFAULT = 50
 
 #: Messages a redirect may ask a page to show (by code, so no text travels in a URL).
 NOTICES = {
@@ -124,6 +125,7 @@ def _listing(
             "total": result.total,
             "page": page,
             "per_page": per_page,
+            "per_page_default": PER_PAGE_DEFAULT,
             "pages": max(1, -(-result.total // per_page)),
             "sort": sort_key,
             "descending": repo.DEFAULT_DESCENDING[sort_key] if descending is None else descending,
@@ -142,7 +144,7 @@ def all_feeds(
     order: Text = None,
     status: Text = None,
     page: Page = 1,
-    per_page: PerPage = 50,
+    per_page: PerPage = PER_PAGE_DEFAULT,
 ) -> Response:
     return _listing(
         request,
@@ -163,7 +165,7 @@ def _kind_route(path: str, kind: str) -> None:
         order: Text = None,
         status: Text = None,
         page: Page = 1,
-        per_page: PerPage = 50,
+        per_page: PerPage = PER_PAGE_DEFAULT,
     ) -> Response:
         return _listing(
             request,
@@ -197,7 +199,7 @@ def search(
     kind: Text = None,
     status: Text = None,
     page: Page = 1,
-    per_page: PerPage = 50,
+    per_page: PerPage = PER_PAGE_DEFAULT,
 ) -> Response:
     ctx = ctx_of(request)
     kind_v = _choice("kind", kind, KINDS)
