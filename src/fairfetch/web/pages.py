@@ -231,6 +231,7 @@ def search(
             "ranked": result.ranked,
             "page": page,
             "per_page": per_page,
+            "per_page_default": PER_PAGE_DEFAULT,
             "pages": max(1, -(-result.total // per_page)),
             "params": {"q": q, "kind": kind_v, "status": status_v, "per_page": per_page},
         },
