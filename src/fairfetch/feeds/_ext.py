@@ -15,7 +15,7 @@ from lxml import etree
 from fairfetch.feeds._build import EntryBuilder, FeedBuilder, rebase, resolve
 from fairfetch.feeds._xml import XML_BASE, key_of, text_of
 from fairfetch.feeds.model import Enclosure, Person
-from fairfetch.feeds.people import parse_person
+from fairfetch.feeds.people import mailbox_of, parse_person
 
 __all__ = ["ENTRY_EXT", "EntryHandler", "entry_ext", "feed_ext", "handle_link", "ignore",
            "parse_duration", "to_int"]
@@ -98,7 +98,7 @@ def feed_ext(key: str, el: etree._Element, fb: FeedBuilder, base: str | None) ->
                 if ck.endswith(":name") or ck == "name":
                     name = text_of(c)
                 elif ck.endswith(":email") or ck == "email":
-                    email = text_of(c)
+                    email = mailbox_of(text_of(c))
             fb.add_person("itunes:owner", Person(name=name, email=email))
         elif local == "author":
             fb.itunes_author = True
@@ -127,7 +127,7 @@ def feed_ext(key: str, el: etree._Element, fb: FeedBuilder, base: str | None) ->
             fb.locked = True if value == "yes" else False if value == "no" else None
             owner = el.get("owner")
             if owner:
-                fb.add_person("podcast:locked", Person(email=owner.strip()))
+                fb.add_person("podcast:locked", Person(email=mailbox_of(owner)))
         elif local == "medium":
             fb.medium = text_of(el)
         elif local == "funding":
@@ -174,7 +174,7 @@ def feed_ext(key: str, el: etree._Element, fb: FeedBuilder, base: str | None) ->
         if local == "author":
             fb.add_person("googleplay:author", parse_person(text_of(el)))
         elif local in ("owner", "email"):
-            fb.add_person("googleplay:owner", Person(email=text_of(el)))
+            fb.add_person("googleplay:owner", Person(email=mailbox_of(text_of(el))))
         elif local == "image":
             if fb.image_url is None:
                 fb.image_url = resolve(base, el.get("href"))

@@ -13,7 +13,7 @@ from fairfetch.feeds._build import EntryBuilder, FeedBuilder, rebase, resolve
 from fairfetch.feeds._ext import ENTRY_EXT, EntryHandler, feed_ext, handle_link, ignore, to_int
 from fairfetch.feeds._xml import NS_RDF, XML_BASE, inner_markup, key_of, text_of
 from fairfetch.feeds.model import Enclosure, Person
-from fairfetch.feeds.people import parse_person
+from fairfetch.feeds.people import mailbox_of, parse_person
 
 __all__ = ["atom_person", "read_rss"]
 
@@ -34,7 +34,7 @@ def atom_person(el: etree._Element, base: str | None) -> Person | None:
         if local == "name":
             name = text_of(c)
         elif local == "email":
-            email = text_of(c)
+            email = mailbox_of(text_of(c))
         elif local in ("uri", "url"):
             uri = resolve(base, text_of(c))
     if name is None and email is None and uri is None:

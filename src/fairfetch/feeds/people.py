@@ -22,6 +22,7 @@ __all__ = [
     "SOURCE_ORDER",
     "collect",
     "is_person_name",
+    "mailbox_of",
     "network_of",
     "parse_person",
     "source_strength",
@@ -46,7 +47,9 @@ SOURCE_ORDER: tuple[str, ...] = (
 )
 _RANK = {s: i for i, s in enumerate(SOURCE_ORDER)}
 
-_EMAIL = re.compile(r"[A-Za-z0-9._%+\-']+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}")
+# Internationalised mailboxes too (RFC 6531: "émilie@exämple.de"): read in ASCII only, the
+# address "émilie@…" was found as "milie@…", someone else's.
+_EMAIL = re.compile(r"[\w.%+\-']+@[\w.\-]+\.[^\W\d_]{2,}")
 _NAME_ANGLE = re.compile(r"^\s*(?P<name>[^<]*?)\s*<(?:mailto:)?(?P<email>[^>]+)>\s*$")
 _NAME_PAREN_EMAIL = re.compile(
     r"^\s*(?P<name>[^(]*?)\s*\(\s*(?:mailto:)?(?P<email>[^()\s@]+@[^()\s]+)\s*\)\s*$")
@@ -194,6 +197,14 @@ def parse_person(text: str | None) -> Person | None:
         rest = _clean((text[: m2.start()] + text[m2.end():]).replace("()", " "))
         return Person(name=rest, email=m2.group(0))
     return Person(name=_clean(text))
+
+
+def mailbox_of(text: str | None) -> str | None:
+    """The address in an element meant to hold only a mailbox (``itunes:email``, Atom's
+    ``email``), which publishers fill like a byline: "Jane <jane@x.org>", "mailto:…",
+    "jane [at] x [dot] org". None when it holds none."""
+    person = parse_person(text)
+    return None if person is None else person.email
 
 
 def _norm(text: str) -> str:

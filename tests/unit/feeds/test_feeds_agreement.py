@@ -119,6 +119,9 @@ LISTED: dict[tuple[str, str, str], str] = {
     ("people_obfuscated_mailboxes", "entry 0", "authors"):
         "an obfuscated mailbox ('jane [at] x [dot] org') is read as the address; feedparser "
         "keeps the whole byline as the name",
+    ("people_owner_email_forms", "entry 0", "authors"):
+        "an internationalised mailbox ('zoë@…') is read out of the byline; feedparser keeps the "
+        "whole byline as the name",
     ("podcast20", "entry 0", "authors"): "podcast:person in an item names its people",
     ("podcast_person_roles", "entry 0", "authors"):
         "podcast:person in an item names its hosts (a guest host here; guests are no authors)",
