@@ -60,6 +60,7 @@ from fairfetch.net.politeness import (
 )
 from fairfetch.store import CrawlWrite, FeedRecord, SqlStore
 from fairfetch.store.crawl_claims import KeyClaims
+from fairfetch.store.politeness_repo import load_key_pauses, save_key_pauses
 
 log = logging.getLogger("fairfetch.crawl")
 
@@ -85,6 +86,7 @@ DEFER_AFTER = 10.0
 #: Why a due feed was left to another pass on the same store (see store/crawl_claims.py).
 SKIP_KEY_HELD = "another crawler holds its politeness key"
 SKIP_CRAWLED_MEANWHILE = "crawled meanwhile by another crawler"
+SKIP_KEY_PAUSED = "deferred (key paused)"
 
 
 def pause_after(summary: CrawlSummary, idle: float) -> float:
@@ -146,6 +148,9 @@ class Crawler:
         self._after_slot_tasks: set[asyncio.Task[None]] = set()
         #: The politeness keys the running pass holds against other passes on the store.
         self._claims: KeyClaims | None = None
+        #: The latest Retry-After end this process stored per key (one write per new pause,
+        #: not per throttled request of a storm).
+        self._pauses_saved: dict[str, datetime] = {}
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -264,26 +269,39 @@ class Crawler:
 
         Each feed comes back as it is now, with None to crawl it or the reason it is skipped:
         another pass (a cron `crawl --once` beside `run`) holds its key, or crawled it after
-        this page was read. Feeds removed meanwhile are left out. See store/crawl_claims.py.
+        this page was read, or its key was told to wait (a Retry-After any process stored) —
+        such a feed is deferred to the end of the pause without a request. Feeds removed
+        meanwhile are left out. See store/crawl_claims.py.
         """
         claims = self._claims
         assert claims is not None
 
-        def claim_and_reread() -> tuple[set[str], dict[int, FeedRecord], set[int]]:
+        def claim_and_reread() -> tuple[
+            set[str], dict[int, FeedRecord], set[int], dict[str, datetime]
+        ]:
             held = claims.claim(f.politeness_key for f in page)
             mine = [f for f in page if f.politeness_key in held]
             due, alive = self.store.recheck_due(
                 mine, now, dead_probe_interval=self.settings.dead_probe_interval
             )
-            return held, due, alive
+            paused = load_key_pauses(self.store, held, self.clock()) if held else {}
+            if paused:
+                by_when: dict[datetime, list[int]] = {}
+                for f in due.values():
+                    if f.politeness_key in paused:
+                        by_when.setdefault(paused[f.politeness_key], []).append(f.id)
+                for when, ids in by_when.items():
+                    self.store.set_due(ids, when)
+            return held, due, alive, paused
 
-        held, due, alive = await asyncio.to_thread(claim_and_reread)
+        held, due, alive, paused = await asyncio.to_thread(claim_and_reread)
         out: list[tuple[FeedRecord, str | None]] = []
         for feed in page:
             if feed.politeness_key not in held:
                 out.append((feed, SKIP_KEY_HELD))
             elif feed.id in due:
-                out.append((due[feed.id], None))
+                skip = SKIP_KEY_PAUSED if feed.politeness_key in paused else None
+                out.append((due[feed.id], skip))
             elif feed.id in alive:
                 out.append((feed, SKIP_CRAWLED_MEANWHILE))
         return out
@@ -545,7 +563,7 @@ class Crawler:
         for job in deferred:
             if not job.future.done():
                 job.future.set_result(
-                    FeedResult(job.feed.id, job.feed.url, "skipped:deferred (key paused)")
+                    FeedResult(job.feed.id, job.feed.url, f"skipped:{SKIP_KEY_PAUSED}")
                 )
 
     def _tally(
@@ -649,8 +667,26 @@ class Crawler:
         delay = self.fetcher.robots.known_crawl_delay(feed.url)
         if delay and self._dispatcher is not None:
             self._dispatcher.set_gap(self._key_for(feed), delay)
+        if result.throttled and result.retry_after:
+            await self._save_pause(feed.politeness_key, result.retry_after)
         await self._complete(job, result, in_slot=True)
         return self._feedback(result)
+
+    async def _save_pause(self, key: str, seconds: float) -> None:
+        """Keep a key's Retry-After in the store, where the next process to crawl (a cron pass,
+        `run` restarted) finds it: the instruction is about the key, not about this process."""
+        until = self.clock() + timedelta(seconds=seconds)
+        saved = self._pauses_saved.get(key)
+        if saved is not None and saved >= until - timedelta(seconds=1):
+            return  # another request of the same storm: already stored
+        self._pauses_saved[key] = until
+        try:
+            await asyncio.to_thread(save_key_pauses, self.store, {key: until}, self.clock())
+        except FairfetchError:
+            # The pause still binds this process; the feed's own reschedule is written with
+            # its result. Logged, not fatal: a store hiccup must not lose the crawl's results.
+            self._pauses_saved.pop(key, None)
+            log.warning("could not store the pause of %s until %s", key, until, exc_info=True)
 
     async def _complete(
         self,

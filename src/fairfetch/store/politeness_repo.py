@@ -1,0 +1,67 @@
+"""SQL of the politeness keys' pauses (``tables_politeness``): a Retry-After for every process.
+
+Written when a key is told to wait (rare: throttles), read once per page of due feeds a pass
+claims (a lookup on the primary key for the few hundred keys of a page).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from fairfetch.store.refusals import refused
+from fairfetch.store.sql import SqlStore
+from fairfetch.store.tables_politeness import politeness_keys
+
+__all__ = ["load_key_pauses", "save_key_pauses"]
+
+_CHUNK = 400
+
+
+@refused("saving politeness keys' pauses")
+def save_key_pauses(store: SqlStore, pauses: Mapping[str, datetime], now: datetime) -> int:
+    """Keep each key closed until its time, or until a later one already stored: a shorter
+    Retry-After seen by one process never reopens a key another was told to keep shut. Pauses
+    over by ``now`` are forgotten on the way (the table holds only keys that are closed)."""
+    rows = [{"key": k, "next_allowed_at": t} for k, t in sorted(pauses.items()) if t > now]
+    with store.engine.begin() as conn:
+        conn.execute(politeness_keys.delete().where(politeness_keys.c.next_allowed_at <= now))
+        if rows:
+            conn.execute(_upsert(conn.dialect.name), rows)
+    return len(rows)
+
+
+def _upsert(dialect: str) -> Any:
+    if dialect == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        stmt: Any = postgresql.insert(politeness_keys)
+    else:
+        from sqlalchemy.dialects import sqlite
+
+        stmt = sqlite.insert(politeness_keys)
+    return stmt.on_conflict_do_update(
+        index_elements=[politeness_keys.c.key],
+        set_={"next_allowed_at": stmt.excluded.next_allowed_at},
+        where=politeness_keys.c.next_allowed_at < stmt.excluded.next_allowed_at,
+    )
+
+
+@refused("reading politeness keys' pauses")
+def load_key_pauses(store: SqlStore, keys: Iterable[str], now: datetime) -> dict[str, datetime]:
+    """The keys among ``keys`` that are closed at ``now``, and until when."""
+    wanted = sorted(set(keys))
+    c = politeness_keys.c
+    found: dict[str, datetime] = {}
+    with store.engine.connect() as conn:
+        for start in range(0, len(wanted), _CHUNK):
+            rows = conn.execute(
+                sa.select(c.key, c.next_allowed_at).where(
+                    c.key.in_(wanted[start : start + _CHUNK]), c.next_allowed_at > now
+                )
+            )
+            found.update((r.key, r.next_allowed_at) for r in rows)
+    return found
