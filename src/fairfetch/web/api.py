@@ -24,6 +24,7 @@ from fairfetch.web.app import ctx_of
 from fairfetch.web.stats import crawlstats
 from fairfetch.web.views import (
     entry_document,
+    feed_by_url,
     feed_document,
     feed_summary,
     jsonable,
@@ -120,7 +121,8 @@ def list_feeds(
         Query(
             max_length=200,
             description=f"Search words, at most {repo.MAX_QUERY_WORDS} distinct ones "
-            "(more is a 422, never a search of the first few)",
+            "(more is a 422, never a search of the first few); or a feed's URL, now or as it "
+            "was added, which finds that feed",
         ),
     ] = None,
     kind: Kind | None = None,
@@ -143,12 +145,17 @@ def list_feeds(
             for name, value in (("sort", sort), ("order", order))
             if value is not None
         ]
-        if problem := repo.query_problem(q):
+        by_url = feed_by_url(ctx.store, q, kind=kind, status=status, offset=offset)
+        if by_url is None and (problem := repo.query_problem(q)):
             problems.insert(0, _bad_parameter("q", problem, q))
         if problems:
             raise RequestValidationError(problems)
-        result = repo.search_feeds(
-            ctx.store, q, kind=kind, status=status, limit=per_page, offset=offset
+        result = (
+            by_url
+            if by_url is not None
+            else repo.search_feeds(
+                ctx.store, q, kind=kind, status=status, limit=per_page, offset=offset
+            )
         )
     else:
         result = repo.list_feeds(

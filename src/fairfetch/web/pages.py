@@ -21,7 +21,7 @@ from fairfetch.web.app import ctx_of
 from fairfetch.web.chart import crawl_chart_svg
 from fairfetch.web.opml import opml_lines
 from fairfetch.web.stats import crawlstats
-from fairfetch.web.views import KIND_PAGES, KINDS, STATUSES, websub_of
+from fairfetch.web.views import KIND_PAGES, KINDS, STATUSES, feed_by_url, websub_of
 
 router = APIRouter()
 
@@ -205,10 +205,14 @@ def search(
     kind_v = _choice("kind", kind, KINDS)
     status_v = _choice("status", status, STATUSES)
     words = repo.query_words(q or "")
+    offset = (page - 1) * per_page
+    by_url = feed_by_url(ctx.store, q, kind=kind_v, status=status_v, offset=offset) if q else None
     # Too many words: the search page again, with the query to shorten, not an error page.
-    problem = repo.query_problem(q) if q and words else None
+    problem = repo.query_problem(q) if q and words and by_url is None else None
     result = (
-        repo.Page([], 0)
+        by_url
+        if by_url is not None
+        else repo.Page([], 0)
         if problem
         else repo.search_feeds(
             ctx.store,
@@ -216,7 +220,7 @@ def search(
             kind=kind_v,
             status=status_v,
             limit=per_page,
-            offset=(page - 1) * per_page,
+            offset=offset,
         )
     )
     return _render(

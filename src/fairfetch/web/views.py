@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from datetime import datetime
 from typing import Any
 
+from fairfetch.errors import InvalidURLError
+from fairfetch.store.directory_repo import Page
 from fairfetch.store.records import FeedRecord
 from fairfetch.store.sql import SqlStore
 from fairfetch.views import feed_document as shared_feed_document
@@ -54,6 +58,44 @@ def feed_summary(row: dict[str, Any]) -> dict[str, Any]:
         "added_at",
     )
     return jsonable({k: row.get(k) for k in keys})
+
+
+#: A search that is one http(s) address and nothing else.
+_ONE_URL = re.compile(r"(?i)https?://\S+")
+
+
+def feed_by_url(
+    store: SqlStore,
+    q: str,
+    *,
+    kind: str | None = None,
+    status: str | None = None,
+    offset: int = 0,
+) -> Page | None:
+    """The feed whose URL, now or as it was added, is the whole search, as a one-row result;
+    None when the search is no such URL (then it is a search for words).
+
+    People paste a feed's address to ask whether the directory has it; split into words, a
+    YouTube channel feed's is ten ('https www youtube com feeds videos xml channel id uc…'),
+    past the word limit, so the search refused the address of a feed it holds.
+    """
+    from fairfetch.crawl.urls import normalize_feed_url
+
+    text = q.strip()
+    if not _ONE_URL.fullmatch(text):
+        return None
+    keys = [text]
+    try:
+        keys.append(normalize_feed_url(text))
+    except InvalidURLError:
+        pass
+    feed = next((f for f in map(store.find_feed, dict.fromkeys(keys)) if f is not None), None)
+    if feed is None:
+        return None
+    if (kind and feed.kind != kind) or (status and feed.status != status):
+        return Page([], 0)
+    row = {f.name: getattr(feed, f.name) for f in dataclasses.fields(feed)}
+    return Page([row] if offset == 0 else [], 1)
 
 
 def websub_of(store: SqlStore, feed_id: int) -> dict[str, Any] | None:
