@@ -31,7 +31,10 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
-__all__ = ["Links", "Rendered", "as_bytes", "html_to_text", "message_id", "sanitise", "to_email"]
+__all__ = [
+    "Links", "Rendered", "as_bytes", "html_to_text", "message_id", "sanitise", "to_email",
+    "wire_address",
+]
 
 class _Wire(str):
     """A header value already in its form on the wire: RFC 2047 encoded-words folded with
@@ -222,6 +225,21 @@ def _encoded(name: str, value: str) -> str:
     return _Wire(header.encode(linesep="\r\n"))
 
 
+def wire_address(addr: str) -> str:
+    """An address as it travels: a non-ASCII domain in its IDNA form when the mailbox is ASCII
+    (``ana@bücher.test`` -> ``ana@xn--bcher-kva.test``), which every server takes; only a
+    non-ASCII mailbox needs SMTPUTF8 (sent with it, a server without it failed the mail)."""
+    if addr.isascii():
+        return addr
+    local, at, domain = addr.rpartition("@")
+    if not at or not local.isascii():
+        return addr
+    try:
+        return f"{local}@{domain.encode('idna').decode('ascii')}"
+    except UnicodeError:
+        return addr
+
+
 def _address(value: str) -> str:
     """An address header: a display name is RFC 2047-encoded; a non-ASCII address is written
     in UTF-8 (RFC 6532; such mail goes only with SMTPUTF8, see smtp.py). Encoded as a whole,
@@ -229,6 +247,7 @@ def _address(value: str) -> str:
     name, addr = parseaddr(value)
     if not addr:
         return value
+    addr = wire_address(addr)
     if not addr.isascii():
         if not name:
             return _Wire(addr)

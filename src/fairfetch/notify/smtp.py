@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlsplit
 import aiosmtplib
 
 from fairfetch.errors import ConfigError
-from fairfetch.notify.render import as_bytes
+from fairfetch.notify.render import as_bytes, wire_address
 from fairfetch.notify.replies import judge_reply, refuses_the_message_size
 
 __all__ = ["Attempt", "SmtpConfig", "SmtpSession"]
@@ -130,6 +130,7 @@ class SmtpSession:
     async def send(self, msg: Message, *, sender: str, recipient: str) -> Attempt:
         # a non-ASCII address (``josé@…``) travels only with SMTPUTF8 (RFC 6531); encoding it
         # as ASCII raised out of the pass, and the oldest-first sender then died on it for ever
+        sender, recipient = wire_address(sender), wire_address(recipient)
         utf8 = not (sender.isascii() and recipient.isascii())
         try:
             client = await self._connect()

@@ -73,3 +73,26 @@ async def test_notify_non_ascii_address_without_smtputf8_fails_alone(
         assert (again.sent, again.failed, again.retried) == (0, 0, 0)
     finally:
         w.store.close()
+
+
+async def test_notify_an_ascii_mailbox_on_an_idn_domain_goes_without_smtputf8(
+    tmp_path, ascii_only_server
+):
+    """``ana@bücher.test``: only the domain is non-ASCII, and a domain has an ASCII form (IDNA,
+    ``xn--bcher-kva.test``) every server takes. It was sent only with SMTPUTF8, so a server
+    without it (many relays) failed every mail of such a reader."""
+    w = _world(f"sqlite:///{tmp_path}/n.db", ascii_only_server.url)
+    try:
+        fid = w.add_feed("https://a.example.test/feed")
+        ana = check_email("Ana@Bücher.test")
+        assert ana == "ana@bücher.test"
+        w.subscribe(ana, fid)
+        w.write(fid, [w.entry("hallo")], at=T0 + timedelta(minutes=1))
+        report = await send_due(w.store, w.settings, T0 + timedelta(minutes=2), options=FAST)
+        assert (report.sent, report.failed) == (1, 0), report.errors
+        [got] = ascii_only_server.accepted
+        assert got.rcpt == "ana@xn--bcher-kva.test"
+        assert got.data.isascii()
+        assert str(got.msg["To"]) == "ana@xn--bcher-kva.test"
+    finally:
+        w.store.close()

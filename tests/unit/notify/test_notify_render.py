@@ -336,15 +336,19 @@ def test_notify_a_non_ascii_sender_address_is_written_in_utf8_with_its_name():
     formataddr raised UnicodeEncodeError on it, out of every message's rendering; its display
     name is quoted or encoded as for an ASCII address."""
     r = render.item(SUB, FEED, ENTRY, LINKS)
-    for mail_from, name in [('"Feeds, Inc." <envoi@éditions.test>', "Feeds, Inc."),
-                            ("Zoë <envoi@éditions.test>", "Zoë"),
-                            ("envoi@éditions.test", "")]:
+    for mail_from, name, sent_as in [
+        ('"Feeds, Inc." <envoyé@éditions.test>', "Feeds, Inc.", "envoyé@éditions.test"),
+        ("Zoë <envoyé@éditions.test>", "Zoë", "envoyé@éditions.test"),
+        ("envoyé@éditions.test", "", "envoyé@éditions.test"),
+        # an ASCII mailbox: its domain in IDNA form, no SMTPUTF8 needed
+        ('"Feeds, Inc." <envoi@éditions.test>', "Feeds, Inc.", "envoi@xn--ditions-9xa.test"),
+    ]:
         msg = render.to_email(r, to="a@b.test", mail_from=mail_from, msg_id="<u@x.test>",
                               date=NOW)
         parsed = email.message_from_string(render.as_bytes(msg).decode("utf-8"),
                                            policy=policy.SMTPUTF8)
         [sender] = parsed["From"].addresses
-        assert (sender.display_name, sender.addr_spec) == (name, "envoi@éditions.test")
+        assert (sender.display_name, sender.addr_spec) == (name, sent_as)
 
 
 def test_notify_message_id_on_a_non_ascii_sender_domain_is_ascii():
