@@ -382,3 +382,14 @@ def test_notify_one_click_unsubscribe_on_a_non_ascii_public_host_is_a_url():
     assert 'href="https://xn--ditions-9xa.test:8443/unsubscribe/MTOKEN"' in html
     assert links.url("/x") == "https://xn--ditions-9xa.test:8443/x"
     assert render.Links("https://news.example.test/").url("/x") == "https://news.example.test/x"
+
+
+def test_notify_idn_domains_take_their_idna_2008_form_never_another_domain():
+    """Python's "idna" codec is IDNA 2003: it maps "straße.de" to "strasse.de" and
+    "ςa.gr" to "σa.gr" — other domains, other owners, who would get the reader's mail."""
+    assert render.wire_address("ana@straße.de") == "ana@xn--strae-oqa.de"
+    assert render.wire_address("ana@bücher.test") == "ana@xn--bcher-kva.test"
+    assert render.wire_address("ana@example.test") == "ana@example.test"
+    assert render.wire_address("zoë@straße.de") == "zoë@straße.de"  # goes with SMTPUTF8
+    assert render.message_id("x", "f@straße.de") == "<x@xn--strae-oqa.de>"
+    assert render.Links("https://straße.de").url("/u") == "https://xn--strae-oqa.de/u"
