@@ -6,6 +6,7 @@ the confirmation mail is sent before the reader confirms).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,7 +26,9 @@ __all__ = ["SubscriptionRequest", "check_email", "find_or_add_feed", "request_su
 
 
 def check_email(email: str) -> str:
-    text = email.strip()
+    # one spelling of each character (NFC): "é" typed and "e" + U+0301 pasted are one mailbox,
+    # which became two readers, each mailed every item
+    text = unicodedata.normalize("NFC", email.strip())
     # one mailbox, in plain characters: parseaddr kept the first of "ana@…, bob@…" (the page
     # said the address given was subscribed), and control characters reached the database (a
     # NUL cannot be stored on PostgreSQL: the form answered 500)

@@ -64,10 +64,26 @@ def test_notify_check_email_names_the_input_it_refuses(typed: str) -> None:
         ("  Ana@Example.test ", "ana@example.test"),
         ("Ana Smith <ana@example.test>", "ana@example.test"),
         ("José@Example.test", "josé@example.test"),
+        # one spelling of a character however it was composed (NFC)
+        ("Jose\u0301@Example.test", "jos\u00e9@example.test"),
+        ("ana@bu\u0308cher.test", "ana@b\u00fccher.test"),
     ],
 )
 def test_notify_check_email_keeps_one_mailbox(typed: str, kept: str) -> None:
     assert check_email(typed) == kept
+
+
+def test_notify_one_mailbox_typed_composed_and_decomposed_is_one_reader(client) -> None:
+    """"josé" typed on one keyboard (é, U+00E9) and pasted from another source (e + U+0301)
+    is one mailbox: it became two readers, each subscribed to the feed, and every item was
+    mailed to that mailbox twice."""
+    w = client.world
+    fid = w.add_feed("https://a.example.test/feed")
+    for typed in ("jos\u00e9@example.test", "jose\u0301@example.test"):
+        r = client.http.post("/subscribe", data={"feed": str(fid), "email": typed})
+        assert r.status_code == 200, r.text
+    subs = repo.list_subscriptions(w.store)
+    assert [s["email"] for s in subs] == ["jos\u00e9@example.test"]
 
 
 @pytest.mark.parametrize("token", ["%00", "abc%00def", "x%01y"])
