@@ -117,7 +117,25 @@ def declared_feed_links(html: bytes, base_url: str) -> list[str]:
     return [u for u in found if u != base_url]
 
 
+# Pseudo-schemes that hand a feed's URL to a reader or podcast app: the feed is the URL inside
+# ("feed:https://host/rss") or the same address over http ("feed://host/rss", "itpc://...").
+_FEED_SCHEME = re.compile(r"^(?:feed|itpc|pcast|podcast):(?://)?", re.IGNORECASE)
+
+
+def _unwrap_feed_scheme(href: str) -> str:
+    m = _FEED_SCHEME.match(href)
+    if m is None:
+        return href
+    rest = href[m.end():]
+    if rest[:7].lower() == "http://" or rest[:8].lower() == "https://":
+        return rest
+    if m.group(0).endswith("//") and rest:
+        return "http://" + rest
+    return ""  # feed:javascript:..., an empty address: nothing to fetch
+
+
 def _join(base: str, href: str) -> str | None:
+    href = _unwrap_feed_scheme(href)
     if not href:
         return None
     try:

@@ -17,9 +17,10 @@ from .conftest import DATA
 DISCOVERY = DATA / "discovery"
 
 
-@pytest.mark.parametrize("name", ["wordpress_post"])
+@pytest.mark.parametrize("name", sorted(p.stem for p in DISCOVERY.glob("*.html")))
 def test_feeds_discover_golden_pages(name: str) -> None:
-    # a page as WordPress serves it, and the feeds it declares beside it
+    # a page as it is served (WordPress, an old site's feed: links), and the feeds it declares
+    # beside it
     expected = json.loads((DISCOVERY / f"{name}.expected.json").read_text())
     page = (DISCOVERY / f"{name}.html").read_bytes()
     assert declared_feed_links(page, expected["url"]) == expected["declared"]
