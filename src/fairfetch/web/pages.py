@@ -33,6 +33,7 @@ PER_PAGE_DEFAULT = 50
 #: Messages a redirect may ask a page to show (by code, so no text travels in a URL).
 NOTICES = {
     "added": "Feed added and crawled.",
+    "added_failed": "Feed added, but its first crawl failed: see Last error below.",
     "exists": "That feed was already in the directory.",
     "refreshed": "Feed refreshed.",
     "deleted": "Feed deleted.",
@@ -361,7 +362,12 @@ async def add_submit(
             status=422,
         )
         return _with_cookie(response, fresh_token)
-    notice = "added" if outcome.created else "exists"
+    if not outcome.created:
+        notice = "exists"
+    elif outcome.feed.status in ("error", "dead"):
+        notice = "added_failed"  # never "crawled" over a failure; the page shows why
+    else:
+        notice = "added"
     redirect = RedirectResponse(f"/feeds/{outcome.feed.id}?notice={notice}", status_code=303)
     return _with_cookie(redirect, fresh_token)
 
