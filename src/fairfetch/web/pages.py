@@ -36,6 +36,11 @@ NOTICES = {
     "added_failed": "Feed added, but its first crawl failed: see Last error below.",
     "exists": "That feed was already in the directory.",
     "refreshed": "Feed refreshed.",
+    "refresh_throttled": "Not refreshed: the publisher asked us to wait (throttled); "
+    "the next crawl is when it asked.",
+    "refresh_failed": "The refresh failed: see Last error below.",
+    "refresh_not_done": "Not refreshed now: its politeness key is paused or the network is "
+    "out; the feed stays due.",
     "deleted": "Feed deleted.",
 }
 
@@ -372,6 +377,20 @@ async def add_submit(
     return _with_cookie(redirect, fresh_token)
 
 
+def _refresh_notice(summary: Any) -> str:
+    """What the refresh did, for the page it lands on: a throttle, a failure or a refresh
+    deferred (a paused key, an outage) fetched nothing new, and must not read as done."""
+    results = getattr(summary, "results", None) or []
+    outcome = results[0].outcome if results else None
+    if outcome in ("ok", "not_modified"):
+        return "refreshed"
+    if outcome == "throttled":
+        return "refresh_throttled"
+    if outcome == "error":
+        return "refresh_failed"
+    return "refresh_not_done"
+
+
 @router.post(
     "/feeds/{feed_id}/refresh", response_class=HTMLResponse, summary="Crawl now (admin token)"
 )
@@ -383,8 +402,9 @@ async def refresh_submit(
     ctx = ctx_of(request)
     fresh_token = _admin_from_form(request, token)
     feed = await asyncio.to_thread(ctx.store.get_feed, feed_id)
-    await actions.refresh_feed(ctx.store, ctx.settings, ctx.crawler, feed.id)
-    redirect = RedirectResponse(f"/feeds/{feed.id}?notice=refreshed", status_code=303)
+    summary = await actions.refresh_feed(ctx.store, ctx.settings, ctx.crawler, feed.id)
+    notice = _refresh_notice(summary)
+    redirect = RedirectResponse(f"/feeds/{feed.id}?notice={notice}", status_code=303)
     return _with_cookie(redirect, fresh_token)
 
 
