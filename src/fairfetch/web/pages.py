@@ -34,6 +34,8 @@ PER_PAGE_DEFAULT = 50
 NOTICES = {
     "added": "Feed added and crawled.",
     "added_failed": "Feed added, but its first crawl failed: see Last error below.",
+    "added_pending": "Feed added, not crawled yet: the publisher asked us to wait (or its "
+    "politeness key is paused); it is crawled when due.",
     "exists": "That feed was already in the directory.",
     "refreshed": "Feed refreshed.",
     "refresh_throttled": "Not refreshed: the publisher asked us to wait (throttled); "
@@ -371,6 +373,8 @@ async def add_submit(
         notice = "exists"
     elif outcome.feed.status in ("error", "dead"):
         notice = "added_failed"  # never "crawled" over a failure; the page shows why
+    elif outcome.feed.status == "new":
+        notice = "added_pending"  # throttled or deferred: nothing was fetched
     else:
         notice = "added"
     redirect = RedirectResponse(f"/feeds/{outcome.feed.id}?notice={notice}", status_code=303)

@@ -86,3 +86,25 @@ async def test_web_refresh_page_says_what_the_refresh_did(
     crawls = [c["outcome"] for c in store.feed_details(feed.id)["crawls"]]
     assert sorted(crawls) == sorted(["ok", "ok", "throttled", "error"])
     store.close()
+
+
+async def test_web_form_add_whose_first_fetch_was_throttled_says_it_is_not_crawled_yet(
+    tmp_path: Path, publisher: tuple[str, list[int]]
+) -> None:
+    url, plan = publisher
+    plan.extend([429, 429])  # the add's fetch and the crawl the form asks for after it
+    store = open_store(f"sqlite:///{tmp_path}/t.db")
+    settings = Settings(db=store.url, admin_token=TOKEN, allow_networks=("127.0.0.1/32",))
+    transport = httpx.ASGITransport(app=create_app(settings, store))
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://web.test", follow_redirects=True
+    ) as client:
+        added = await client.post("/add", data={"url": url, "token": TOKEN})
+    feed = store.find_feed(url)
+    assert feed is not None
+    assert feed.status == "new"  # a throttle is no failure: nothing about its health changed
+    assert feed.last_fetched_at is None
+    notice = _notice(added.text)
+    assert "crawled." not in notice
+    assert "not crawled yet" in notice
+    store.close()
