@@ -23,6 +23,7 @@ import contextlib
 import logging
 import random
 import re
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -50,6 +51,7 @@ from fairfetch.websub.state import Event, InvalidTransition, accepts_delivery, a
 if TYPE_CHECKING:
     from fairfetch.crawl.loop import Crawler
     from fairfetch.net.fetch import Fetcher
+    from fairfetch.store.records import FeedRecord
 
 log = logging.getLogger("fairfetch.websub")
 
@@ -64,6 +66,10 @@ RETRY_DENIED_AFTER = 7 * 24 * 3600.0
 #: A delivery claimed this long ago by a processor of this process is taken again (its claimer
 #: died); claims made before this process started are taken at once.
 STALE_CLAIM = 600.0
+#: A ping's re-fetch does not wait for a politeness key paused longer than this (a publisher's
+#: Retry-After, up to a day): the feed is made due when the key reopens instead, as the crawler
+#: does for polls. Waiting held every other queued ping (and the upkeep pass) behind it.
+DEFER_PAUSED_AFTER = 10.0
 
 
 #: What a callback token can be: ours are ``secrets.token_urlsafe(32)`` (43 characters).
@@ -420,6 +426,10 @@ class WebSubService:
     async def _refetch(self, feed_id: int | None) -> frozenset[str] | None:
         if feed_id is None or self.crawler is None:
             return None
+        if await self._paused_feeds([feed_id], self.clock()):
+            # Not even queued: each of the hub's retries would add one more fetch of the feed,
+            # all of them sent the moment the key reopens.
+            return None
         try:
             summary = await asyncio.wait_for(
                 self.crawler.refresh([feed_id], trigger="ping"), timeout=self.refetch_timeout
@@ -430,6 +440,36 @@ class WebSubService:
             if r.feed_id == feed_id and r.outcome in ("ok", "not_modified"):
                 return frozenset(r.entry_ids)
         return None
+
+    async def _paused_feeds(self, feed_ids: list[int], now: datetime) -> dict[int, datetime]:
+        """Feeds whose politeness key the publisher paused (Retry-After) for longer than
+        :data:`DEFER_PAUSED_AFTER`, with when it reopens; each is made due then (never later
+        than it already was, and never a dead feed, whose next_crawl_at stays empty).
+
+        A ping asks for a re-fetch *now*; the publisher asked us to wait. Its answer wins, and
+        waiting for it here would hold up every other ping queued behind this one.
+        """
+        if self.crawler is None or not feed_ids:
+            return {}
+        mono = time.monotonic()  # the dispatcher's clock
+        paused = {
+            key: stats.paused_until - mono
+            for key, stats in self.crawler.snapshot().items()
+            if stats.paused_until is not None and stats.paused_until - mono >= DEFER_PAUSED_AFTER
+        }
+        if not paused:
+            return {}
+        out: dict[int, datetime] = {}
+        for feed_id in feed_ids:
+            feed: FeedRecord | None = await self._db(self.store.find_feed, feed_id)
+            if feed is None or feed.politeness_key not in paused:
+                continue
+            reopens = now + timedelta(seconds=paused[feed.politeness_key])
+            if feed.status != "dead" and (feed.next_crawl_at is None
+                                          or feed.next_crawl_at > reopens):
+                await self._db(self.store.set_due, [feed_id], reopens)
+            out[feed_id] = reopens
+        return out
 
     async def _ping(self, sub_id: int | None, feed_id: int | None, outcome: str, status: int,
                     now: datetime, detail: str = "") -> None:
@@ -486,6 +526,11 @@ class WebSubService:
         if orphans:
             await self._db(repo.finish_deliveries, self.store, orphans, now, status="failed",
                            error="feed removed")
+        for feed_id, reopens in (await self._paused_feeds(list(by_feed), now)).items():
+            await self._db(repo.finish_deliveries, self.store, by_feed.pop(feed_id), now,
+                           status="done",
+                           error=f"deferred: its politeness key is paused (Retry-After) until "
+                                 f"{reopens:%Y-%m-%dT%H:%M:%SZ}; the feed is due then")
         if by_feed:
             try:
                 summary = await self.crawler.refresh(list(by_feed), trigger="ping")
