@@ -4,6 +4,7 @@ the publisher's wait honoured) or failed; it said 'Feed refreshed.' whatever hap
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +22,23 @@ FEED = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Answers</titl
 <item><title>one</title><guid>one</guid></item></channel></rss>"""
 
 
-@pytest.fixture
-async def publisher() -> AsyncIterator[tuple[str, list[int]]]:
-    """A loopback publisher answering each request with the next status of ``plan``."""
-    plan: list[int] = []
+@dataclass
+class Publisher:
+    url: str
+    #: the statuses of the next answers (then 200 with the feed)
+    plan: list[int] = field(default_factory=list)
+    #: how many feed requests it saw
+    hits: int = 0
 
-    async def feed(_request: web.Request) -> web.Response:
+
+@pytest.fixture
+async def publisher() -> AsyncIterator[Publisher]:
+    """A loopback publisher answering each request with the next status of its plan."""
+    pub = Publisher("")
+    plan = pub.plan
+
+    async def feed(request: web.Request) -> web.Response:
+        pub.hits += 1
         status = plan.pop(0) if plan else 200
         if status == 429:
             return web.Response(status=429, headers={"Retry-After": "120"})
@@ -45,8 +57,9 @@ async def publisher() -> AsyncIterator[tuple[str, list[int]]]:
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    pub.url = f"http://127.0.0.1:{port}/feed.xml"
     try:
-        yield f"http://127.0.0.1:{port}/feed.xml", plan
+        yield pub
     finally:
         await runner.cleanup()
 
@@ -56,9 +69,9 @@ def _notice(html: str) -> str:
 
 
 async def test_web_refresh_page_says_what_the_refresh_did(
-    tmp_path: Path, publisher: tuple[str, list[int]]
+    tmp_path: Path, publisher: Publisher
 ) -> None:
-    url, plan = publisher
+    url, plan = publisher.url, publisher.plan
     store = open_store(f"sqlite:///{tmp_path}/r.db")
     settings = Settings(db=store.url, admin_token=TOKEN, allow_networks=("127.0.0.1/32",))
     app = create_app(settings, store)
@@ -89,10 +102,10 @@ async def test_web_refresh_page_says_what_the_refresh_did(
 
 
 async def test_web_form_add_whose_first_fetch_was_throttled_says_it_is_not_crawled_yet(
-    tmp_path: Path, publisher: tuple[str, list[int]]
+    tmp_path: Path, publisher: Publisher
 ) -> None:
-    url, plan = publisher
-    plan.extend([429, 429])  # the add's fetch and the crawl the form asks for after it
+    url, plan = publisher.url, publisher.plan
+    plan.append(429)
     store = open_store(f"sqlite:///{tmp_path}/t.db")
     settings = Settings(db=store.url, admin_token=TOKEN, allow_networks=("127.0.0.1/32",))
     transport = httpx.ASGITransport(app=create_app(settings, store))
@@ -107,4 +120,8 @@ async def test_web_form_add_whose_first_fetch_was_throttled_says_it_is_not_crawl
     notice = _notice(added.text)
     assert "crawled." not in notice
     assert "not crawled yet" in notice
+    # one request: the publisher said to wait, so nothing asked again at once
+    assert publisher.hits == 1
+    assert [c["outcome"] for c in store.feed_details(feed.id)["crawls"]] == ["throttled"]
+    assert feed.next_crawl_at is not None
     store.close()
