@@ -21,7 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
-from starlette.routing import compile_path
+from starlette.routing import Mount, compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fairfetch.config import Settings
@@ -210,6 +210,8 @@ def _route_table(app: FastAPI, routers: list[tuple[str, APIRouter]]) -> list[Rou
         path = getattr(route, "path", None)
         if methods and isinstance(path, str):
             table.append((compile_path(prefix + path)[0], frozenset(methods)))
+        elif isinstance(route, Mount) and isinstance(route.app, StaticFiles):
+            table.append((compile_path(route.path + "/{file:path}")[0], frozenset({"GET"})))
     return table
 
 
@@ -260,8 +262,8 @@ def create_app(settings: Settings, store: SqlStore, crawler: Any = None) -> Fast
     ]
     for prefix, router in routers:
         app.include_router(router, prefix=prefix)
-    app.state.fairfetch_routes = _route_table(app, routers)
     app.mount("/static", StaticFiles(directory=str(_HERE / "static")), name="static")
+    app.state.fairfetch_routes = _route_table(app, routers)
     return app
 
 

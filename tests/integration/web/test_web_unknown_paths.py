@@ -44,6 +44,7 @@ def test_web_405_allow_lists_every_method_of_the_address(client: Any, store: Any
         ("DELETE", "/"): {"GET", "HEAD"},
         ("GET", f"/feeds/{feed_id}/refresh"): {"POST"},
         ("DELETE", f"/api/v1/feeds/{feed_id}/refresh"): {"POST"},
+        ("POST", "/static/style.css"): {"GET", "HEAD"},
     }
     for (method, path), methods in cases.items():
         r = client.request(method, path)
