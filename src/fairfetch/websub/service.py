@@ -185,6 +185,10 @@ class WebSubService:
         found, detail = await self.discover_topic(url)
         if not found.found:
             return SubscribeOutcome(url, found, None, detail or "no hub advertised")
+        return await self._subscribe_found(found, feed_id)
+
+    async def _subscribe_found(self, found: Discovery, feed_id: int | None) -> SubscribeOutcome:
+        """Subscribe to what discovery found: its rel=self topic at its first hub."""
         assert found.self_url is not None
         why = await self._unreachable_from(found.hubs[0])
         if why is not None:
@@ -297,6 +301,36 @@ class WebSubService:
                                   unless_changed_since=started, **changes)
         except InvalidTransition:  # e.g. an unsubscribe started meanwhile: that one wins
             return (await self._db(repo.get_subscription, self.store, sub.id)) or sub
+
+    async def _follow_move(self, sub: repo.SubscriptionRecord) -> bool:
+        """At a renewal or retry: has the feed moved to another hub (or topic)? Then subscribe
+        there and leave the old hub, and say so (True).
+
+        Renewing at the old hub kept a subscription nobody publishes to "active" for ever (or,
+        once that hub refused us, retried it there for ever): pushes stopped for good. The
+        crawler keeps the feed's advertised hubs up to date; only when they no longer name this
+        subscription's hub (or the feed names another self URL) is the topic discovered again,
+        by the same rules that made the subscription — so a mere difference of spelling between
+        the two readings costs one GET at renewal, never a move.
+        """
+        if sub.feed_id is None:
+            return False
+        feed: FeedRecord | None = await self._db(self.store.find_feed, sub.feed_id)
+        if feed is None or not feed.hub_urls:
+            return False  # no hub advertised now (or unknown): keep what we have
+        if sub.hub_url in feed.hub_urls and feed.self_url in (None, sub.topic_url):
+            return False
+        found, _ = await self.discover_topic(feed.url)
+        if not found.found or (sub.hub_url in found.hubs and found.self_url == sub.topic_url):
+            return False
+        outcome = await self._subscribe_found(found, feed.id)
+        if outcome.subscription is None:  # the new hub cannot be asked: keep the old one
+            log.info("websub: feed %s moved to hub %s, not subscribed there: %s", feed.id,
+                     found.hubs[0], outcome.detail)
+            return False
+        log.info("websub: feed %s moved from hub %s to %s", feed.id, sub.hub_url, found.hubs[0])
+        await self.unsubscribe(sub)
+        return True
 
     async def unsubscribe(self, sub: repo.SubscriptionRecord) -> repo.SubscriptionRecord:
         return await self.request(sub, "unsubscribe")
@@ -584,6 +618,9 @@ class WebSubService:
             if sub.state == "unsubscribing":
                 await self.request(sub, "unsubscribe")
                 counts["retried"] += 1
+            elif await self._follow_move(sub):
+                counts["subscribed"] += 1
+                counts["unsubscribed"] += 1
             else:
                 await self.request(sub, "subscribe")
                 counts["renewed" if sub.state == "active" else "retried"] += 1

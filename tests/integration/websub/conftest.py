@@ -166,6 +166,13 @@ class TestHub:
 
 @pytest.fixture
 async def test_hub() -> AsyncIterator[TestHub]:
+    async with running_test_hub() as hub:
+        yield hub
+
+
+@contextlib.asynccontextmanager
+async def running_test_hub() -> AsyncIterator[TestHub]:
+    """A :class:`TestHub` on its own loopback port (the fixture's, or a second hub)."""
     hub = TestHub()
     app = web.Application()
     app.router.add_post("/hub", hub.hub)
