@@ -278,6 +278,7 @@ def _entries(
     existing: dict[tuple[int, str], tuple[int, str | None]] = {}
     for feed_id, entry_id, row_id, content_hash in _find_pairs(conn, list(wanted)):
         existing[(feed_id, entry_id)] = (row_id, content_hash)
+    existing.update(_rekey(conn, wanted, existing))
     inserts: list[dict[str, Any]] = []
     updates: list[dict[str, Any]] = []
     for (feed_id, eid), (e, at) in wanted.items():
@@ -310,6 +311,59 @@ def _entries(
         for ids in new_ids.values():
             ids.sort()
     return new_ids, newest
+
+
+def _rekey(
+    conn: sa.Connection,
+    wanted: dict[tuple[int, str], tuple[Entry, datetime]],
+    existing: dict[tuple[int, str], tuple[int, str | None]],
+) -> dict[tuple[int, str], tuple[int, str | None]]:
+    """Stored entries that come back under a new id, moved to it: {(feed, new id): row}.
+
+    An entry without a guid is identified by its link; when that identity is derived anew
+    (tracking parameters left out of it) or the publisher starts giving guids, the same post
+    arrives under another id. A new id whose link is both the id and the link of a stored entry
+    of the feed, not itself listed in this crawl, is that entry: one newcomer per stored row.
+    Without this the post was a second row, listed and counted twice, an undated one mailed
+    again."""
+    by_link: dict[tuple[int, str], tuple[int, str]] = {}
+    for (feed_id, eid), (e, _at) in wanted.items():
+        if (feed_id, eid) in existing or not e.link:
+            continue
+        link = bindable_text(e.link)
+        if link != eid and (feed_id, link) not in wanted:
+            by_link.setdefault((feed_id, link), (feed_id, eid))
+    if not by_link:
+        return {}
+    found = {
+        (feed_id, entry_id): (row_id, content_hash)
+        for feed_id, entry_id, row_id, content_hash in _find_pairs(conn, list(by_link))
+    }
+    if not found:
+        return {}
+    ids = [row_id for row_id, _hash in found.values()]
+    same_link = {
+        r.id
+        for part in _chunks(ids)
+        for r in conn.execute(
+            sa.select(entries.c.id, entries.c.link, entries.c.entry_id).where(
+                entries.c.id.in_(part)
+            )
+        )
+        if r.link == r.entry_id
+    }
+    moved: dict[tuple[int, str], tuple[int, str | None]] = {}
+    for pair, (row_id, content_hash) in found.items():
+        if row_id in same_link:
+            moved[by_link[pair]] = (row_id, content_hash)
+    if moved:
+        conn.execute(
+            entries.update()
+            .where(entries.c.id == sa.bindparam("_id"))
+            .values(entry_id=sa.bindparam("_eid")),
+            [{"_id": row_id, "_eid": eid} for (_f, eid), (row_id, _h) in moved.items()],
+        )
+    return moved
 
 
 @functools.lru_cache(maxsize=4)
