@@ -26,6 +26,7 @@ from typing import Any
 from aiohttp.abc import AbstractResolver, ResolveResult
 
 from fairfetch.errors import ConfigError
+from fairfetch.net.idn import idna_host
 from fairfetch.net.ip_literals import ip_literal
 
 __all__ = [
@@ -238,11 +239,10 @@ def _normalise_host(host: str) -> str:
     host = host.strip().rstrip(".").lower()
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
-    try:
-        host.encode("ascii")
-    except UnicodeEncodeError:
-        host = host.encode("idna").decode("ascii")
+    if not host.isascii():
+        host = idna_host(host)
     return host
+
 
 
 def _parse_ip(text: str, entry: str) -> str:

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from publicsuffixlist import PSLFILE, PublicSuffixList
 from yarl import URL
 
+from fairfetch.net.idn import idna_host
 from fairfetch.net.ip_literals import ip_literal
 
 __all__ = ["BackendGrouper", "host_of", "politeness_key", "registrable_domain"]
@@ -45,7 +46,7 @@ def _psl() -> tuple[PublicSuffixList, frozenset[str]]:
                 rule = text.split()[0].lower()
                 private.add(rule)
                 try:
-                    private.add(rule.encode("idna").decode("ascii"))
+                    private.add(idna_host(rule))
                 except UnicodeError:
                     pass
     return PublicSuffixList(), frozenset(private)

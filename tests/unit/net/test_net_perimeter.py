@@ -309,3 +309,25 @@ async def test_resolver_remembers_the_canonical_name() -> None:
     assert await r.resolve("blog.example.org", 443) == ["127.0.0.9", "127.0.0.10"]
     assert r.canonical_name("Blog.Example.org.") == "ghs.google.com"
     assert r.canonical_name("other.example.org") is None
+
+
+async def test_resolver_reads_idn_hosts_as_the_fetcher_sends_them() -> None:
+    """IDNA 2008, as yarl encodes the host aiohttp connects to: Python's own "idna" codec is
+    IDNA 2003, which maps "straße.test" to "strasse.test" — another domain, another owner. An
+    override written for one must never apply to the other, nor a lookup go to the other."""
+    import yarl
+
+    asked: list[str] = []
+
+    async def fake_getaddrinfo(host: str, port: int, **kw: object) -> list[tuple[object, ...]]:
+        asked.append(host)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.9", port))]
+
+    sent = yarl.URL("http://straße.test/feed").raw_host
+    assert sent == "xn--strae-oqa.test"
+    r = Resolver(["straße.test:127.0.0.1"], getaddrinfo=fake_getaddrinfo)
+    assert await r.resolve(sent) == ["127.0.0.1"]  # the override written in Unicode applies
+    assert r.override("strasse.test") is None  # and not to the other domain
+    assert await r.resolve("strasse.test") == ["127.0.0.9"]
+    await Resolver((), getaddrinfo=fake_getaddrinfo).resolve("straße.test")
+    assert asked == ["strasse.test", "xn--strae-oqa.test"]
