@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["has_noindex", "indexability", "is_html"]
 
 
@@ -12,22 +14,37 @@ def is_html(content_type: str | None) -> bool:
 
 #: Directives that take a value ("max-image-preview:none"): their value is no directive.
 _VALUED = frozenset({"max-snippet", "max-image-preview", "max-video-preview", "unavailable_after"})
+#: The crawlers whose directives the audit obeys besides everyone's: it reads a page as Google
+#: does, as the extraction keeps ``<meta name="robots">`` and ``<meta name="googlebot">``.
+_OUR_AGENTS = frozenset({"googlebot"})
+#: A user-agent name before a colon (a product token: no space, as a date's "03-Nov-2027 15"
+#: after an ``unavailable_after`` value's comma has).
+_AGENT = re.compile(r"[a-z0-9_.-]+")
 
 
 def has_noindex(directives: str | None) -> bool:
-    """True when robots directives (meta or X-Robots-Tag) forbid indexing.
+    """True when robots directives (meta or X-Robots-Tag) forbid indexing to Google.
 
-    X-Robots-Tag may name a user agent ("googlebot: noindex"); any agent's noindex counts here.
+    X-Robots-Tag may name the crawler its directives are for ("otherbot: noindex, nofollow",
+    Google's own example): the name applies to the directives after it until another is
+    named, and directives before any name are for every crawler. Only everyone's and
+    googlebot's count here: another crawler's noindex does not keep the page out of search.
+    (Two X-Robots-Tag headers reach us joined by a comma, so an unnamed directive in a second
+    header is read as the first header's agent's, as one header would be.)
     ``none`` forbids indexing as a directive, not as the value of one: Google's
     ``max-image-preview:none`` only withholds large image previews.
     """
     if not directives:
         return False
+    ours = True  # no agent named yet: for every crawler
     for part in directives.lower().replace(";", ",").split(","):
         words = [w.strip() for w in part.split(":")]
         if len(words) > 1 and words[0] not in _VALUED:
-            words = words[1:]  # a user-agent prefix: "googlebot: noindex"
-        if words[0] in ("noindex", "none"):
+            if _AGENT.fullmatch(words[0]) is None:
+                continue  # not "agent: directive" (a date's time after its comma)
+            ours = words[0] in _OUR_AGENTS  # a user-agent prefix: "googlebot: noindex"
+            words = words[1:]
+        if ours and words[0] in ("noindex", "none"):
             return True
     return False
 

@@ -56,3 +56,47 @@ def test_audit_max_image_preview_none_keeps_the_page_indexable_and_unflagged() -
     assert [f.url for f in run_rules(site(noindex)).findings if f.rule_id == "noindex-meta"] == [
         noindex.url
     ]
+
+
+#: X-Robots-Tag may name the crawler a list of directives is for ("otherbot: noindex,
+#: nofollow", Google's own example): the agent applies to the directives after it until another
+#: agent is named, and directives without one are for every crawler. The audit reads a page as
+#: Google does (meta name="robots" or "googlebot"): another crawler's noindex is not its.
+OTHER_AGENT_ONLY = [
+    "otherbot: noindex", "otherbot: noindex, nofollow", "otherbot: nofollow, noindex",
+    "bingbot: none", "otherbot: noindex, googlebot: nofollow",
+    "googlebot: nofollow, otherbot: noindex", "Other-Bot : NOINDEX, NOFOLLOW",
+    # Two X-Robots-Tag headers, as the fetch engine joins them.
+    "googlebot: nofollow, otherbot: noindex, nofollow",
+]  # fmt: skip
+FOR_US_TOO = [
+    "otherbot: nofollow, googlebot: noindex", "otherbot: nofollow, googlebot: none",
+    "noindex, otherbot: nofollow", "googlebot: noindex, otherbot: nofollow",
+    # A date's comma is no agent: the directive after it is still for every crawler.
+    "unavailable_after: Wednesday, 03-Nov-2027 15:00:00 PST, noindex",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("directives", OTHER_AGENT_ONLY)
+def test_audit_x_robots_tag_for_another_crawler_keeps_the_page_indexable(
+    directives: str,
+) -> None:
+    assert not has_noindex(directives)
+    url = "https://site.test/a"
+    verdict = indexability(
+        url=url, status=200, error=None, content_type="text/html", meta_robots=None,
+        x_robots_tag=directives, canonical=url,
+    )  # fmt: skip
+    assert verdict == (True, "indexable")
+    page = good_page("/a", x_robots_tag=directives)
+    fired = {f.rule_id for f in run_rules(site(page)).findings}
+    assert "noindex-header" not in fired
+
+
+@pytest.mark.parametrize("directives", FOR_US_TOO)
+def test_audit_x_robots_tag_noindex_for_google_or_everyone_still_counts(directives: str) -> None:
+    assert has_noindex(directives)
+    page = good_page("/a", x_robots_tag=directives)
+    assert [f.url for f in run_rules(site(page)).findings if f.rule_id == "noindex-header"] == [
+        page.url
+    ]
