@@ -4,8 +4,8 @@ The workbook is written with XlsxWriter in constant-memory mode (rows stream to 
 million-link site does not need a million rows in RAM). Excel's limits are respected: a sheet
 holds 1,048,575 data rows under its header — past that the sheet continues on "Name (2)" — and a
 cell holds 32,767 characters — longer text is cut and says so in the cell. CSV cells that begin
-with ``=``, ``+``, ``-``, ``@`` (or a tab, carriage return, line feed or NUL) are prefixed with
-a quote so a spreadsheet does not run them as formulas (CSV injection).
+with ``=``, ``+``, ``-``, ``@`` (or their full-width forms, a tab, carriage return, line feed or
+NUL) are prefixed with a quote so a spreadsheet does not run them as formulas (CSV injection).
 """
 
 from __future__ import annotations
@@ -38,8 +38,12 @@ __all__ = [
 EXCEL_MAX_ROWS = 1_048_575  # data rows under the header row (1,048,576 rows in all)
 EXCEL_MAX_CELL = 32_767
 _TRUNCATED = " … [truncated: {n} characters in all]"
-#: OWASP's CSV Injection list (line feed since 2025) and ASVS 1.2.10's NUL.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\x00")
+#: OWASP's CSV Injection list (line feed since 2025), ASVS 1.2.10's NUL, and the full-width
+#: forms of the four signs that OWASP's testing guide lists (a spreadsheet in an East Asian
+#: locale may read them as the ASCII ones).
+_FORMULA_START = (
+    "=", "+", "-", "@", "\t", "\r", "\n", "\x00", "\uff1d", "\uff0b", "\uff0d", "\uff20",
+)  # fmt: skip
 #: Every cell is written as the text it is. XlsxWriter's defaults read a string beginning with
 #: "=" as a formula (page titles and anchors are written by strangers: formula injection) and one
 #: beginning with "http://", "mailto:", "file://" or "external:" as a hyperlink; past Excel's
