@@ -27,7 +27,19 @@ class AddOutcome:
     discovered: list[str] = field(default_factory=list)
 
 
-async def add_feed(store: SqlStore, settings: Settings, crawler: Any, url: str) -> AddOutcome:
+async def add_feed(
+    store: SqlStore,
+    settings: Settings,
+    crawler: Any,
+    url: str,
+    *,
+    turns: asyncio.Lock | None = None,
+) -> AddOutcome:
+    """Add ``url`` (discovery, then the first crawl). Without a running crawler, ``turns``
+    makes the app's one-off crawls take turns (see :func:`refresh_feed`)."""
+    if crawler is None and turns is not None:
+        async with turns:
+            return await add_feed(store, settings, None, url)
     from fairfetch.crawl import add_feeds
     from fairfetch.crawl.urls import normalize_feed_url
 
@@ -64,10 +76,26 @@ def _was_fetched(store: SqlStore, feed_id: int) -> bool:
     return bool(store.feed_details(feed_id, crawl_limit=1)["crawls"])
 
 
-async def refresh_feed(store: SqlStore, settings: Settings, crawler: Any, feed_id: int) -> Any:
-    """Crawl one feed now; returns the crawler's summary."""
+async def refresh_feed(
+    store: SqlStore,
+    settings: Settings,
+    crawler: Any,
+    feed_id: int,
+    *,
+    turns: asyncio.Lock | None = None,
+) -> Any:
+    """Crawl one feed now; returns the crawler's summary.
+
+    Without a running crawler (``fairfetch serve``) each crawl is a one-off Crawler, whose
+    politeness slots know nothing of another's: two at once (a double-click, an API client
+    with requests in flight) sent one host several requests at once. ``turns``, one lock per
+    app, makes them take turns.
+    """
     if crawler is not None:
         return await crawler.refresh([feed_id])
+    if turns is not None:
+        async with turns:
+            return await refresh_feed(store, settings, None, feed_id)
     from fairfetch.crawl import Crawler
 
     one_off = Crawler(store, settings)

@@ -243,7 +243,9 @@ def stats(request: Request) -> dict[str, Any]:
 )
 async def add(request: Request, body: AddFeed) -> Any:
     ctx = ctx_of(request)
-    outcome = await actions.add_feed(ctx.store, ctx.settings, ctx.crawler, body.url)
+    outcome = await actions.add_feed(
+        ctx.store, ctx.settings, ctx.crawler, body.url, turns=ctx.crawl_turns
+    )
     if outcome.feed is None:
         return JSONResponse(
             {"detail": f"{body.url!r}: {outcome.problem}", "discovered": outcome.discovered},
@@ -272,7 +274,9 @@ async def add(request: Request, body: AddFeed) -> Any:
 async def refresh(request: Request, feed_id: FeedId) -> Any:
     ctx = ctx_of(request)
     feed = await asyncio.to_thread(ctx.store.get_feed, feed_id)
-    summary = await actions.refresh_feed(ctx.store, ctx.settings, ctx.crawler, feed.id)
+    summary = await actions.refresh_feed(
+        ctx.store, ctx.settings, ctx.crawler, feed.id, turns=ctx.crawl_turns
+    )
     feed = await asyncio.to_thread(ctx.store.get_feed, feed.id)
     details = await asyncio.to_thread(ctx.store.feed_details, feed.id)
     state = await asyncio.to_thread(shared_websub, ctx.store, feed)

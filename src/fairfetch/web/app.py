@@ -8,8 +8,9 @@ pool: the event loop, shared with the crawler under ``fairfetch run``, never wai
 
 from __future__ import annotations
 
+import asyncio
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,8 @@ class WebContext:
     templates: Jinja2Templates
     minutes: MinuteCache
     metrics: DirectoryMetrics
+    #: Without a running crawler, the writing actions' one-off crawls take turns on it.
+    crawl_turns: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 def ctx_of(request: Request) -> WebContext:

@@ -360,7 +360,9 @@ async def add_submit(
 ) -> Response:
     ctx = ctx_of(request)
     fresh_token = _admin_from_form(request, token)
-    outcome = await actions.add_feed(ctx.store, ctx.settings, ctx.crawler, url)
+    outcome = await actions.add_feed(
+        ctx.store, ctx.settings, ctx.crawler, url, turns=ctx.crawl_turns
+    )
     if outcome.feed is None:
         response = _render(
             request,
@@ -406,7 +408,9 @@ async def refresh_submit(
     ctx = ctx_of(request)
     fresh_token = _admin_from_form(request, token)
     feed = await asyncio.to_thread(ctx.store.get_feed, feed_id)
-    summary = await actions.refresh_feed(ctx.store, ctx.settings, ctx.crawler, feed.id)
+    summary = await actions.refresh_feed(
+        ctx.store, ctx.settings, ctx.crawler, feed.id, turns=ctx.crawl_turns
+    )
     notice = _refresh_notice(summary)
     redirect = RedirectResponse(f"/feeds/{feed.id}?notice={notice}", status_code=303)
     return _with_cookie(redirect, fresh_token)
