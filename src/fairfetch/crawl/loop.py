@@ -269,29 +269,34 @@ class Crawler:
 
         Each feed comes back as it is now, with None to crawl it or the reason it is skipped:
         another pass (a cron `crawl --once` beside `run`) holds its key, or crawled it after
-        this page was read, or its key was told to wait (a Retry-After any process stored) —
-        such a feed is deferred to the end of the pause without a request. Feeds removed
-        meanwhile are left out. See store/crawl_claims.py.
+        this page was read, or its key was told to wait (a Retry-After any process stored)
+        for DEFER_AFTER or more — such a feed is deferred to the end of the pause without a
+        request; a shorter pause is waited out on the key, as one this process was given.
+        Feeds removed meanwhile are left out. See store/crawl_claims.py.
         """
         claims = self._claims
         assert claims is not None
 
         def claim_and_reread() -> tuple[
-            set[str], dict[int, FeedRecord], set[int], dict[str, datetime]
+            set[str], dict[int, FeedRecord], set[int], dict[str, float]
         ]:
             held = claims.claim(f.politeness_key for f in page)
             mine = [f for f in page if f.politeness_key in held]
             due, alive = self.store.recheck_due(
                 mine, now, dead_probe_interval=self.settings.dead_probe_interval
             )
-            paused = load_key_pauses(self.store, held, self.clock()) if held else {}
-            if paused:
-                by_when: dict[datetime, list[int]] = {}
-                for f in due.values():
-                    if f.politeness_key in paused:
-                        by_when.setdefault(paused[f.politeness_key], []).append(f.id)
-                for when, ids in by_when.items():
-                    self.store.set_due(ids, when)
+            at = self.clock()
+            paused = {
+                key: (until - at).total_seconds()
+                for key, until in (load_key_pauses(self.store, held, at) if held else {}).items()
+            }
+            by_when: dict[datetime, list[int]] = {}
+            for f in due.values():
+                left = paused.get(f.politeness_key, 0.0)
+                if left >= DEFER_AFTER:
+                    by_when.setdefault(at + timedelta(seconds=left), []).append(f.id)
+            for when, ids in by_when.items():
+                self.store.set_due(ids, when)
             return held, due, alive, paused
 
         held, due, alive, paused = await asyncio.to_thread(claim_and_reread)
@@ -300,8 +305,10 @@ class Crawler:
             if feed.politeness_key not in held:
                 out.append((feed, SKIP_KEY_HELD))
             elif feed.id in due:
-                skip = SKIP_KEY_PAUSED if feed.politeness_key in paused else None
-                out.append((due[feed.id], skip))
+                left = paused.get(feed.politeness_key, 0.0)
+                if 0.0 < left < DEFER_AFTER:
+                    self._ensure_started().pause_for(self._key_for(feed), left)
+                out.append((due[feed.id], SKIP_KEY_PAUSED if left >= DEFER_AFTER else None))
             elif feed.id in alive:
                 out.append((feed, SKIP_CRAWLED_MEANWHILE))
         return out

@@ -109,6 +109,11 @@ class Dispatcher(Generic[T]):
         self.state.set_gap(key, seconds)
         self._wake.set()
 
+    def pause_for(self, key: str, seconds: float) -> None:
+        """No start on ``key`` for ``seconds`` from now (on the dispatcher's clock)."""
+        self.state.pause_until(key, self._clock() + seconds)
+        self._wake.set()
+
     def drop(self, key: str) -> list[T]:
         """Take ``key``'s queued items back (e.g. to reschedule a paused key's feeds)."""
         items = self.state.drop(key)

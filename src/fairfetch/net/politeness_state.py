@@ -231,6 +231,11 @@ class PolitenessState(Generic[T]):
         """An extra minimum gap for ``key`` (a robots.txt crawl-delay); None removes it."""
         self._key(key).extra_gap = max(0.0, seconds or 0.0)
 
+    def pause_until(self, key: str, until: float) -> None:
+        """No start on ``key`` before ``until`` (a Retry-After another process was given)."""
+        k = self._key(key)
+        k.paused_until = max(k.paused_until, until)
+
     def push(self, key: str, host: str, item: T) -> None:
         k = self._key(key)
         queue = k.hosts.get(host)

@@ -69,3 +69,35 @@ async def test_retry_after_binds_the_next_crawler_on_the_store(db_url: str) -> N
                 assert getattr(after, column) == getattr(before, column), column
         finally:
             store.close()
+
+
+async def test_a_short_stored_pause_is_waited_out_not_deferred(db_url: str) -> None:
+    """A pause shorter than the deferral threshold (DEFER_AFTER) is waited for, as one this
+    process was told itself: the feed is read in this pass, after the pause, not before."""
+    import time
+
+    from fairfetch.crawl.loop import DEFER_AFTER
+    from fairfetch.store.politeness_repo import save_key_pauses
+
+    arrived: dict[str, float] = {}
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        arrived.setdefault(request.path, time.time())
+        if request.path == "/robots.txt":
+            return web.Response(status=404)
+        return web.Response(body=_FEED, content_type="application/rss+xml")
+
+    async with loopback_server(handler) as port:
+        url = f"http://b.platform.test:{port}/later.xml"
+        store = open_store(db_url)
+        try:
+            store.add_feed(url, now=utcnow(), politeness_key=politeness_key(url))
+            until = utcnow() + timedelta(seconds=0.5)
+            assert DEFER_AFTER > 0.5
+            save_key_pauses(store, {"platform.test": until}, utcnow())
+            async with Crawler(store, loopback_settings(store.url)) as crawler:
+                summary = await crawler.crawl_due()
+            assert summary.counts["ok"] == 1, (dict(summary.counts), dict(summary.skipped))
+            assert arrived["/later.xml"] >= until.timestamp()
+        finally:
+            store.close()
