@@ -298,7 +298,9 @@ def decide(state: FeedState, outcome: Outcome, now: datetime, policy: HealthPoli
             {"last_error": last_error, "next_crawl_at": now + timedelta(seconds=wait)}, "error"
         )
     changes = {"error_count": count, "last_error": last_error, "last_fetched_at": now}
-    if kind in ("gone", "duplicate") or count >= policy.dead_after:
+    # A dead feed is revived by a success, not by a failed probe: one that a 410 (or a
+    # duplicate) made dead with a short count stays dead until its next monthly probe.
+    if state.status == "dead" or kind in ("gone", "duplicate") or count >= policy.dead_after:
         changes.update(status="dead", next_crawl_at=None)
     else:
         delay = backoff_delay(count, _weight(kind, outcome.http_status), policy)

@@ -203,7 +203,9 @@ def test_decide_invariants(
     else:
         assert c["error_count"] == errors + 1
         assert "last_success_at" not in c
-        assert (c["status"] == "dead") == (error_kind == "gone" or errors + 1 >= 10)
+        assert (c["status"] == "dead") == (
+            status == "dead" or error_kind == "gone" or errors + 1 >= 10
+        )
         assert (c["next_crawl_at"] is None) == (c["status"] == "dead")
     if c.get("next_crawl_at") is not None:
         assert c["next_crawl_at"] >= NOW
