@@ -34,6 +34,7 @@ from fairfetch.config import Settings
 from fairfetch.errors import FairfetchError
 from fairfetch.store import SqlStore
 from fairfetch.store import websub_repo as repo
+from fairfetch.store.politeness_repo import load_key_pauses
 from fairfetch.websub import lease
 from fairfetch.websub.discovery import Discovery, discover
 from fairfetch.websub.hub_client import (
@@ -486,23 +487,30 @@ class WebSubService:
         if self.crawler is None or not feed_ids:
             return {}
         mono = time.monotonic()  # the dispatcher's clock
-        paused = {
+        paused = {  # what this process's crawler was told...
             key: stats.paused_until - mono
             for key, stats in self.crawler.snapshot().items()
-            if stats.paused_until is not None and stats.paused_until - mono >= DEFER_PAUSED_AFTER
+            if stats.paused_until is not None and stats.paused_until > mono
         }
-        if not paused:
-            return {}
+        feeds: list[FeedRecord] = [
+            f for f in [await self._db(self.store.find_feed, i) for i in feed_ids]
+            if f is not None
+        ]
+        # ...and what any process was told (kept in the store: `run` restarted, a cron pass)
+        stored = await self._db(load_key_pauses, self.store,
+                                {f.politeness_key for f in feeds}, now)
+        for key, until in stored.items():
+            paused[key] = max(paused.get(key, 0.0), (until - now).total_seconds())
         out: dict[int, datetime] = {}
-        for feed_id in feed_ids:
-            feed: FeedRecord | None = await self._db(self.store.find_feed, feed_id)
-            if feed is None or feed.politeness_key not in paused:
+        for feed in feeds:
+            left = paused.get(feed.politeness_key, 0.0)
+            if left < DEFER_PAUSED_AFTER:
                 continue
-            reopens = now + timedelta(seconds=paused[feed.politeness_key])
+            reopens = now + timedelta(seconds=left)
             if feed.status != "dead" and (feed.next_crawl_at is None
                                           or feed.next_crawl_at > reopens):
-                await self._db(self.store.set_due, [feed_id], reopens)
-            out[feed_id] = reopens
+                await self._db(self.store.set_due, [feed.id], reopens)
+            out[feed.id] = reopens
         return out
 
     async def _ping(self, sub_id: int | None, feed_id: int | None, outcome: str, status: int,

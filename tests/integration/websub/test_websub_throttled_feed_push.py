@@ -16,8 +16,10 @@ from typing import Any
 import pytest
 from aiohttp import ClientSession, web
 
+from fairfetch.crawl.loop import Crawler
 from fairfetch.store import websub_repo as repo
 from fairfetch.websub.hub_client import callback_url
+from fairfetch.websub.service import WebSubService
 from fairfetch.websub.signature import sign
 
 from .conftest import Subscriber, loopback_settings, running_subscriber
@@ -162,3 +164,29 @@ async def test_websub_named_ping_for_a_throttled_feed_queues_no_refetch_on_the_p
     after = s.store.get_feed(slow.id)
     for col in HEALTH:
         assert getattr(after, col) == getattr(slow, col), col
+
+
+async def test_websub_push_after_a_restart_keeps_the_publishers_pause(
+    throttled: tuple[Subscriber, Any, Any], publisher: Publisher
+) -> None:
+    """`run` restarted (or a second process on the store): its crawler has not seen the 429,
+    but the pause is stored for every process, and a ping must not knock before it ends."""
+    s, slow, _ = throttled
+    crawler = Crawler(s.store, s.settings)
+    service = WebSubService(s.store, s.settings, crawler=crawler)
+    try:
+        sub = repo.latest_for_feed(s.store, slow.id)
+        assert sub is not None
+        body = b"<rss/>"
+        answer = await service.receive(
+            sub.callback_token, {"x-hub-signature": sign(SECRET, body, "sha1")}, body)
+        assert answer.status == 202
+        assert await asyncio.wait_for(service.process_deliveries(), HANG_GUARD) == 1
+        assert publisher.hits["slow.test"] == 2  # the first read and the 429: nothing since
+        after = s.store.get_feed(slow.id)
+        for col in HEALTH:
+            assert getattr(after, col) == getattr(slow, col), col
+        assert repo.delivery_counts(s.store) == {"done": 1}
+    finally:
+        await service.aclose()
+        await crawler.aclose(abort=True)
