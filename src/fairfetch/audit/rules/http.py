@@ -67,13 +67,35 @@ def fetch_failed(site: SiteView, t: Thresholds) -> Out:
             yield p.url, p.error or ""
 
 
+def _inside_chains(site: SiteView) -> set[str]:
+    """Redirecting URLs reached only through another redirect of the site: the rest of a chain
+    someone enters elsewhere, not a chain of their own (A -> B -> C is one chain, not A's and
+    B's; the loop A -> B -> A is one loop). A URL that is linked, listed in a sitemap or the
+    start URL is entered directly, and stays. A chain's first URL was found some other way
+    (a link, the sitemap, the start), so every chain keeps one entry."""
+    targets = {r.to_url for r in site.redirects}
+    inside: set[str] = set()
+    for r in site.redirects:
+        url = r.from_url
+        if url not in targets or url == site.start_url:
+            continue
+        page = site.by_url.get(url)
+        if (
+            page is not None and page.source == "redirect" and not page.in_sitemap
+            and not site.inlinks.get(url)
+        ):  # fmt: skip
+            inside.add(url)
+    return inside
+
+
 @rule("redirect-chain", "http", "warning", "Redirect chain",
       explanation="The URL redirects more than once before reaching a page; each hop costs "
       "time and link equity.",
       fix="Redirect straight to the final URL.")
 def redirect_chain(site: SiteView, t: Thresholds) -> Out:
+    inside = _inside_chains(site)
     for r in site.redirects:
-        if not r.loop and r.hops >= t.redirect_chain_hops:
+        if not r.loop and r.hops >= t.redirect_chain_hops and r.from_url not in inside:
             yield r.from_url, f"{r.hops} hops to {r.final_url}"
 
 
@@ -82,8 +104,9 @@ def redirect_chain(site: SiteView, t: Thresholds) -> Out:
       "ever served.",
       fix="Break the loop by redirecting to a URL that answers 200.")
 def redirect_loop(site: SiteView, t: Thresholds) -> Out:
+    inside = _inside_chains(site)
     for r in site.redirects:
-        if r.loop:
+        if r.loop and r.from_url not in inside:
             yield r.from_url
 
 
