@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
@@ -52,6 +53,22 @@ def sanitize(value: Any, *bases: Any) -> Markup:
     return Markup(sanitize_html(value, base))  # noqa: S704 - nh3 output is the sanitised HTML
 
 
+#: A language tag as feeds write them (RFC 5646's shape, "en-us"; "pt_BR" read as "pt-BR").
+_LANG_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,4}")
+
+
+def lang_tag(value: Any) -> str | None:
+    """The feed's declared language as a ``lang`` attribute value, or None when it is no tag.
+
+    The feed's own text then carries it (WCAG 3.1.2): a screen reader reads a Russian title
+    with a Russian voice instead of the page's English one.
+    """
+    if not isinstance(value, str):
+        return None
+    text = value.strip().replace("_", "-")
+    return text if _LANG_TAG.fullmatch(text) else None
+
+
 def query(params: dict[str, Any], **changes: Any) -> str:
     """A query string from ``params`` with ``changes`` applied (None drops a key)."""
     merged = {k: v for k, v in {**params, **changes}.items() if v not in (None, "")}
@@ -60,4 +77,4 @@ def query(params: dict[str, Any], **changes: Any) -> str:
 
 def install(env: jinja2.Environment) -> None:
     env.filters.update(dt=dt, ago=ago, nbytes=nbytes, sanitize=sanitize, plain=plain_text)
-    env.globals.update(safe_url=safe_url, query=query)
+    env.globals.update(safe_url=safe_url, query=query, lang_tag=lang_tag)
