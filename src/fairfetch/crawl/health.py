@@ -176,12 +176,18 @@ def adaptive_interval(
     hint_seconds: float | None,
     previous: float | None,
     policy: HealthPolicy,
+    *,
+    now: datetime | None = None,
 ) -> float:
     """How often to look again, from the feed's observed publishing rate, within bounds.
 
     Half the median gap between recent entries (so a new item waits on average a quarter of the
-    feed's rhythm), or the previous interval when the feed gives no dates. A publisher's own hint
-    (ttl, updatePeriod, max-age) wins over our estimate; both are clamped to the policy's bounds.
+    feed's rhythm), or the previous interval when the feed gives no dates. With ``now``, the
+    silence since the newest entry counts too: the rate observed up to now (the recent entries
+    over the time from the oldest of them to now) is a floor, so a feed that stopped
+    publishing is read less and less often instead of at its old rhythm for ever; entries dated
+    after ``now`` say nothing about it. A publisher's own hint (ttl, updatePeriod, max-age)
+    wins over our estimate; both are clamped to the policy's bounds.
     """
     if hint_seconds is not None and hint_seconds > 0:
         estimate = hint_seconds
@@ -193,6 +199,11 @@ def adaptive_interval(
             estimate = statistics.median(gaps) / 2 if gaps else policy.default_interval
         else:
             estimate = previous or policy.default_interval
+        past = [t for t in times if t <= now] if now is not None else []
+        if now is not None and past:
+            # n entries and the open gap since the newest: n gaps over (now - oldest).
+            observed = (now - past[-1]).total_seconds() / len(past) / 2
+            estimate = max(estimate, observed)
     return max(policy.min_interval, min(policy.max_interval, estimate))
 
 
@@ -252,7 +263,7 @@ def decide(state: FeedState, outcome: Outcome, now: datetime, policy: HealthPoli
 
     if outcome.kind in ("ok", "not_modified"):
         interval = adaptive_interval(
-            outcome.entry_times, outcome.hint_seconds, state.interval_seconds, policy
+            outcome.entry_times, outcome.hint_seconds, state.interval_seconds, policy, now=now
         )
         # Jitter spreads feeds inside the bounds, never past them: read at least every
         # max_interval, and never sooner than min_interval or the publisher's own hint (a

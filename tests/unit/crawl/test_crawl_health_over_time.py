@@ -70,3 +70,72 @@ def test_a_dead_feeds_throttled_probe_touches_only_next_crawl_at() -> None:
     dead = gone_dead()
     d = decide(dead, Outcome("throttled", http_status=429, retry_after=600.0), NOW + MONTH, POLICY)
     assert set(d.changes) == {"next_crawl_at"}
+
+
+def crawl_until(
+    state: FeedState, outcome: Outcome, start: datetime, end: datetime
+) -> tuple[FeedState, int]:
+    """Crawl ``state`` whenever it falls due between ``start`` and ``end``, always answering
+    ``outcome``; returns the last state and how many fetches were made."""
+    fetches = 0
+    at = start
+    while at < end:
+        state = apply(state, outcome, at)
+        fetches += 1
+        assert state.next_crawl_at is not None
+        assert state.next_crawl_at > at
+        at = state.next_crawl_at
+    return state, fetches
+
+
+def test_a_feed_that_stopped_publishing_a_year_ago_is_read_at_the_slowest_rate() -> None:
+    """Its last twenty entries came an hour apart, a year ago; nothing since. Half the median
+    gap between them said 'every 30 minutes', for ever: 48 fetches a day of an unchanged feed.
+    The publishing rate observed up to now is near zero: the interval is the longest."""
+    year_old = tuple(NOW - timedelta(days=365, hours=i) for i in range(20))
+    state = FeedState(url="https://quiet.example/feed", status="ok", interval_seconds=1800.0)
+    state, fetches = crawl_until(state, Outcome("ok", entry_times=year_old), NOW, NOW + MONTH)
+    assert state.interval_seconds == POLICY.max_interval
+    assert fetches <= 34  # about one a day (jitter ±10 %)
+
+
+def test_a_feed_that_falls_silent_is_read_less_and_less_often() -> None:
+    """Hourly for a day, then nothing: the same body answered 200 for three weeks. Each crawl
+    sees the silence grow; the interval must grow with it, never shrink, within its bounds."""
+    last_day = tuple(NOW - timedelta(hours=i) for i in range(24))
+    state = FeedState(url="https://stopped.example/feed", status="ok", interval_seconds=1800.0)
+    outcome = Outcome("ok", entry_times=last_day)
+    at, fetches, intervals = NOW, 0, []
+    while at < NOW + timedelta(days=21):
+        state = apply(state, outcome, at)
+        assert state.interval_seconds is not None
+        assert state.next_crawl_at is not None
+        intervals.append(state.interval_seconds)
+        fetches += 1
+        at = state.next_crawl_at
+    assert intervals[0] == 1800.0  # just after the last entry: the feed's own rhythm
+    assert intervals == sorted(intervals), "silence never makes us read more often"
+    assert intervals[-1] >= 12 * 3600.0
+    assert fetches < 200  # half-hourly for three weeks was 1,008 fetches
+
+
+def test_a_feed_that_keeps_publishing_keeps_its_rhythm() -> None:
+    """The other direction: a feed publishing every hour, read just after each entry, stays at
+    half its rhythm; silence is not confused with a regular publisher."""
+    state = FeedState(url="https://busy.example/feed", status="ok")
+    at = NOW
+    for _ in range(200):
+        entries = tuple(at - timedelta(minutes=5) - timedelta(hours=i) for i in range(20))
+        state = apply(state, Outcome("ok", entry_times=entries), at)
+        assert state.interval_seconds == 1800.0
+        assert state.next_crawl_at is not None
+        at = state.next_crawl_at
+
+
+def test_entries_dated_in_the_future_or_undated_keep_the_interval_in_bounds() -> None:
+    future = tuple(NOW + timedelta(days=400, hours=i) for i in range(20))
+    for times in (future, ()):
+        state = FeedState(url="https://odd.example/feed", status="ok", interval_seconds=5400.0)
+        state, _ = crawl_until(state, Outcome("ok", entry_times=times), NOW, NOW + MONTH)
+        assert state.interval_seconds is not None
+        assert POLICY.min_interval <= state.interval_seconds <= POLICY.max_interval
