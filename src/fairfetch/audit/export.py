@@ -200,7 +200,8 @@ def _redirects(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterat
 
 
 def _orphans(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[tuple]:
-    if not site.complete:
+    # Silenced: a crawl cut short (the link graph is incomplete), or no sitemap read.
+    if not site.complete or "orphan-in-sitemap" in run.silenced:
         why = run.silenced.get("orphan-in-sitemap", "the link graph is incomplete")
         yield ("(not computed)", why)
         return

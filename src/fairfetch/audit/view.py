@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 
 __all__ = [
+    "SITEMAP_RULES",
     "ExternalRow",
     "ImageUse",
     "PageRow",
@@ -203,6 +204,13 @@ class SiteView:
     def complete(self) -> bool:
         """The whole link graph is known: no cap cut the crawl short, no page was withheld."""
         return self.finished and not self.cut_short and not self.throttled_pages
+
+
+#: Rules about what the sitemaps list: a crawl that read none (--no-sitemaps) cannot answer
+#: them, and "no orphans", "nothing non-indexable in the sitemap" would be false statements.
+SITEMAP_RULES = (
+    "no-sitemap", "orphan-in-sitemap", "non-indexable-in-sitemap", "sitemap-url-not-crawled",
+)  # fmt: skip
 
 
 def _loads_list(text: str | None) -> list:
@@ -468,7 +476,7 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
         skipped_links=skipped if isinstance(skipped, dict) else {},
         throttled_pages=throttled,
         not_applicable=(
-            {"no-sitemap": "sitemaps not read (--no-sitemaps): rule not applied"}
+            dict.fromkeys(SITEMAP_RULES, "sitemaps not read (--no-sitemaps): rule not applied")
             if meta.get("sitemaps") == "skipped" and not sitemaps_ok
             else {}
         ),
