@@ -239,6 +239,10 @@ def _one_line(detail: str) -> str:
     return flat if len(flat) <= _MAX_DETAIL else flat[: _MAX_DETAIL - 1] + "…"
 
 
+#: Request headers that make a GET conditional (RFC 9110 §13.1).
+_CONDITIONS = frozenset({"if-none-match", "if-modified-since"})
+
+
 def _exception_kind(exc: BaseException) -> tuple[str, str]:
     """Map an aiohttp/OS exception to (error_kind, detail)."""
     detail = f"{type(exc).__name__}: {exc}".strip()
@@ -466,6 +470,7 @@ class Fetcher:
     ) -> FetchResult:
         session = self._get_session()
         visited: set[tuple[str, str]] = set()
+        unconditioned = False
         while True:
             progress.final_url = str(current)
             progress.status, progress.headers, progress.address = None, {}, None
@@ -495,6 +500,17 @@ class Fetcher:
                     timeout=self._timeout,
                 )
             except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+                if (
+                    isinstance(exc, aiohttp.ClientResponseError)
+                    and not unconditioned
+                    and any(k.lower() in _CONDITIONS for k in headers)
+                ):
+                    # Most often a 304 sent with a body (its bytes read as the next answer's
+                    # status line): browsers and curl drop them, aiohttp fails the request.
+                    # Asked once without conditions, the full answer is framed by its length.
+                    unconditioned = True
+                    headers = {k: v for k, v in headers.items() if k.lower() not in _CONDITIONS}
+                    continue
                 kind, detail = _exception_kind(exc)
                 return progress.fail(kind, detail)
             try:
