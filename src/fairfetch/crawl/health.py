@@ -262,15 +262,22 @@ def decide(state: FeedState, outcome: Outcome, now: datetime, policy: HealthPoli
         return Decision({"next_crawl_at": now + timedelta(seconds=delay)}, "throttled")
 
     if outcome.kind in ("ok", "not_modified"):
+        hint = outcome.hint_seconds
+        if outcome.kind == "not_modified" and state.interval_seconds:
+            # A 304 has no body: the document's hints (<ttl>, updatePeriod) are not in it, and
+            # nothing changed since the interval was decided on the last full read. That
+            # interval stands as a floor, so a 304's headers alone (a CDN's max-age) never
+            # undo a <ttl>, and the jitter never takes the feed under it.
+            hint = max(hint or 0.0, state.interval_seconds)
         interval = adaptive_interval(
-            outcome.entry_times, outcome.hint_seconds, state.interval_seconds, policy, now=now
+            outcome.entry_times, hint, state.interval_seconds, policy, now=now
         )
         # Jitter spreads feeds inside the bounds, never past them: read at least every
         # max_interval, and never sooner than min_interval or the publisher's own hint (a
         # <ttl> of an hour means "not before an hour").
         floor = policy.min_interval
-        if outcome.hint_seconds is not None and outcome.hint_seconds > 0:
-            floor = max(floor, min(outcome.hint_seconds, policy.max_interval))
+        if hint is not None and hint > 0:
+            floor = max(floor, min(hint, policy.max_interval))
         delay = min(policy.max_interval, max(floor, _jittered(interval, state.url, now, policy)))
         changes: dict[str, Any] = {
             "status": "ok",

@@ -139,3 +139,34 @@ def test_entries_dated_in_the_future_or_undated_keep_the_interval_in_bounds() ->
         state, _ = crawl_until(state, Outcome("ok", entry_times=times), NOW, NOW + MONTH)
         assert state.interval_seconds is not None
         assert POLICY.min_interval <= state.interval_seconds <= POLICY.max_interval
+
+
+@pytest.mark.parametrize(
+    "headers_304",
+    [{}, {"cache-control": "max-age=300"}, {"cache-control": "public, max-age=0"}],
+    ids=["no-cache-control", "max-age-300", "max-age-0"],
+)
+def test_a_ttl_holds_through_304s(headers_304: dict[str, str]) -> None:
+    """``<ttl>120</ttl>`` means "not before two hours" (docs/crawling.md: the jitter never
+    schedules a feed sooner than its publisher's hint). A 304 has no body, so the ttl is not in
+    it: the jitter went up to 10 % under the two hours, and a 304's own ``max-age=300`` (a CDN
+    sends its Cache-Control on both) replaced the ttl, reading the feed every 15 minutes."""
+    from fairfetch.crawl.fetch_reading import hint_seconds
+    from fairfetch.feeds.model import Feed
+
+    ttl = Feed(ttl_hint=7200.0)
+    on_200 = {"cache-control": "max-age=300"}
+    state = FeedState(url="https://ttl.example/feed", status="ok")
+    state = apply(state, Outcome("ok", http_status=200, hint_seconds=hint_seconds(ttl, on_200)), NOW)
+    assert state.interval_seconds == 7200.0
+    at = state.next_crawl_at
+    assert at is not None
+    not_modified = Outcome(
+        "not_modified", http_status=304, hint_seconds=hint_seconds(Feed(), headers_304)
+    )
+    for _ in range(300):
+        state = apply(state, not_modified, at)
+        assert state.next_crawl_at is not None
+        assert (state.next_crawl_at - at).total_seconds() >= 7200.0 - 1e-6
+        at = state.next_crawl_at
+    assert state.interval_seconds == 7200.0
