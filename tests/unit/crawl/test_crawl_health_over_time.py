@@ -157,7 +157,8 @@ def test_a_ttl_holds_through_304s(headers_304: dict[str, str]) -> None:
     ttl = Feed(ttl_hint=7200.0)
     on_200 = {"cache-control": "max-age=300"}
     state = FeedState(url="https://ttl.example/feed", status="ok")
-    state = apply(state, Outcome("ok", http_status=200, hint_seconds=hint_seconds(ttl, on_200)), NOW)
+    full = Outcome("ok", http_status=200, hint_seconds=hint_seconds(ttl, on_200))
+    state = apply(state, full, NOW)
     assert state.interval_seconds == 7200.0
     at = state.next_crawl_at
     assert at is not None
