@@ -48,6 +48,7 @@ from fairfetch.websub.ping import decide_ping, needs_refetch
 from fairfetch.websub.reach import callback_scope, unreachable_callback
 from fairfetch.websub.signature import Verdict, check_signature, new_secret
 from fairfetch.websub.state import Event, InvalidTransition, accepts_delivery, accepts_verification
+from fairfetch.websub.topic import same_topic
 
 if TYPE_CHECKING:
     from fairfetch.crawl.loop import Crawler
@@ -343,7 +344,7 @@ class WebSubService:
         mode = params.get("hub.mode", "")
         topic = params.get("hub.topic", "")
         sub = await self._by_token(token)
-        if sub is None or not topic or topic != sub.topic_url:
+        if sub is None or not topic or not same_topic(sub.topic_url, topic):
             return Answer(404, outcome="verify_mismatch")
         now = self.clock()
         if mode == "denied":
