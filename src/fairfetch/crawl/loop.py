@@ -929,7 +929,9 @@ class Crawler:
                 return None
         result = await self._fetch_for_add(url)
         if result.ok and parse_feed(result.body, url=result.final_url).ok:
-            return result.final_url
+            # The URL the publisher named, or where it moved permanently: never where a
+            # temporary redirect points today (a signed CDN address, a stand-in).
+            return permanent_target(result) or url
         return None
 
     def _after_slot(self, job: _Job, work: Coroutine[Any, Any, None]) -> None:
