@@ -16,18 +16,25 @@ import pytest
 from aiohttp import web
 
 from fairfetch.config import Settings
+from fairfetch.store import CrawlWrite
 
 from .conftest import TOKEN, open_tmp_store, start_site
 
 pytestmark = pytest.mark.e2e
 
 
+#: The headers of every request the other site got, in order.
+OTHER_SITE_REQUESTS: list[dict[str, str]] = []
+
+
 @pytest.fixture
 async def other_site() -> AsyncIterator[Callable[[str], str]]:
     """Another web server on loopback; ``page(html)`` serves ``html`` and returns its URL."""
     pages: dict[str, str] = {}
+    OTHER_SITE_REQUESTS.clear()
 
     async def serve(request: web.Request) -> web.Response:
+        OTHER_SITE_REQUESTS.append({k.lower(): v for k, v in request.headers.items()})
         html = pages.get(request.match_info["name"])
         if html is None:
             raise web.HTTPNotFound
@@ -100,6 +107,58 @@ async def test_web_forms_posted_from_another_site_write_nothing(
         await page.wait_for_url(f"{url}/feeds?notice=deleted")
         assert store.find_feed(kept.url) is None
         await context.close()
+    finally:
+        await stop()
+        store.close()
+
+
+async def test_web_own_forms_say_their_origin_and_links_out_send_no_referrer(
+    browser: Any, other_site: Callable[[str], str], tmp_path: Path
+) -> None:
+    """The directory's own posts carry its origin (a browser without Sec-Fetch-Site is judged by
+    it), while a link out to a publisher still tells it nothing of the page it came from.
+    With Referrer-Policy: no-referrer, Chromium sent 'Origin: null' with our own forms."""
+    store = open_tmp_store(tmp_path)
+    publisher = other_site("<p>the publisher's site</p>")
+    now = datetime.now(UTC)
+    feed, _ = store.add_feed("http://site.test/feed.xml", now=now, politeness_key="site.test")
+    store.write(
+        [
+            CrawlWrite(
+                feed_id=feed.id,
+                url=feed.url,
+                at=now,
+                outcome="ok",
+                politeness_key="site.test",
+                feed_changes={"status": "ok", "title": "Site", "link": publisher},
+            )
+        ]
+    )
+    settings = Settings(db=store.url, admin_token=TOKEN, resolve=("*.test:127.0.0.2",))
+    url, stop = await start_site(settings, store, None)
+    try:
+        page = await browser.new_page()
+        posts: list[dict[str, str]] = []
+
+        async def record(request: Any) -> None:
+            if request.method == "POST":
+                posts.append(await request.all_headers())
+
+        page.on("requestfinished", record)
+        await page.goto(f"{url}/add")
+        await page.fill("#add-url", "http://planted.test/feed.xml")
+        await page.fill("#add-token", "not the token")
+        async with page.expect_navigation():
+            await page.click("#add-submit")
+        assert posts, "the form was not posted"
+        assert posts[0].get("origin") == url
+        assert store.find_feed("http://planted.test/feed.xml") is None  # wrong token: 403
+
+        await page.goto(f"{url}/feeds/{feed.id}")
+        async with page.expect_navigation():
+            await page.click(f"a[href='{publisher}']")
+        assert OTHER_SITE_REQUESTS
+        assert "referer" not in OTHER_SITE_REQUESTS[-1]
     finally:
         await stop()
         store.close()

@@ -79,7 +79,10 @@ class _SecurityHeaders(BaseHTTPMiddleware):
         response = await call_next(request)
         response.headers.setdefault("Content-Security-Policy", CSP)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        # same-origin, not no-referrer: nothing reaches other sites either way, and our own
+        # posts then carry our Origin (no-referrer makes it "null", which a browser without
+        # Sec-Fetch-Site would have refused in _require_own_page)
+        response.headers.setdefault("Referrer-Policy", "same-origin")
         response.headers.setdefault("X-Frame-Options", "DENY")
         return response
 
