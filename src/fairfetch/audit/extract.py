@@ -219,7 +219,8 @@ def extract_page(body: bytes, url: str, content_type: str | None = None) -> Page
         prop = (attrs.get("property") or "").strip().lower()
         content = (attrs.get("content") or "").strip()
         if name == "description":
-            facts.descriptions.append(content)
+            # As the snippet shows it (a template's line breaks and indentation are one space).
+            facts.descriptions.append(_squash(content))
             parent = node.parent
             if parent is None or parent.tag != "head":
                 facts.description_outside_head = True
