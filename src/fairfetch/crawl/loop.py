@@ -492,6 +492,9 @@ class Crawler:
                 result = FetchResult(
                     url=url, final_url=url, error_kind="internal", error_detail=repr(exc)[:500]
                 )
+            if result.throttled and result.retry_after:
+                # About the key, not this request: the next process to crawl sits it out too.
+                await self._save_pause(politeness_key(url), result.retry_after)
             if not box.done():  # the add was cancelled (Ctrl-C): nobody waits for it
                 box.set_result(result)
             return self._feedback(result)
