@@ -25,12 +25,14 @@ def thin_content(site: SiteView, t: Thresholds) -> Out:
 
 
 @rule("duplicate-content", "content", "error", "Exact duplicate content",
-      explanation="Several pages have the same main text (same body hash).",
+      explanation="Several indexable pages have the same main text (same body hash).",
       fix="Keep one page and canonicalise or redirect the others to it.")
 def duplicate_content(site: SiteView, t: Thresholds) -> Out:
     groups: dict[str, list[str]] = defaultdict(list)
+    # Indexable pages only (as for titles): a copy canonicalised to the original, or noindex,
+    # is the fix this rule asks for, not a duplicate left to fix.
     for p in site.html_pages:
-        if p.content_hash and p.word_count:
+        if p.content_hash and p.word_count and p.indexable:
             groups[p.content_hash].append(p.url)
     for urls in groups.values():
         if len(urls) > 1:
@@ -39,13 +41,14 @@ def duplicate_content(site: SiteView, t: Thresholds) -> Out:
 
 
 @rule("near-duplicate-content", "content", "warning", "Near-duplicate content",
-      explanation="The main text is almost the same as another page's (MinHash estimate).",
+      explanation="The main text is almost the same as another indexable page's (MinHash "
+      "estimate).",
       fix="Differentiate the pages or consolidate them.")
 def near_duplicate(site: SiteView, t: Thresholds) -> Out:
     # Candidates share at least two of their few smallest shingle hashes (near duplicates share
     # most of them); only candidates get the full similarity estimate. Hashes shared by many
     # pages are template, not content, and make no candidates.
-    pages = [p for p in site.html_pages if p.sketch]
+    pages = [p for p in site.html_pages if p.sketch and p.indexable]  # as duplicate-content
     postings: dict[str, list[int]] = defaultdict(list)
     for i, p in enumerate(pages):
         for h in (p.sketch or "").split()[:_KEY_HASHES]:
