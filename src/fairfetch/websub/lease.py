@@ -17,7 +17,9 @@ __all__ = ["JITTER", "MAX_LEASE", "MIN_LEASE", "expires_at", "granted", "renew_a
 #: ± fraction of the half-lease.
 JITTER = 0.1
 #: Leases shorter than this are treated as this long for scheduling (a hub granting 1 s would
-#: otherwise have us re-subscribing in a tight loop).
+#: otherwise have us re-subscribing in a tight loop) — expiry included: a renewal at half of
+#: this, after a 1 s lease had already lapsed, found the subscription expired each time and made
+#: its feed due at once, a poll of the publisher every half minute.
 MIN_LEASE = 60.0
 #: A granted lease longer than this is taken as this long: a hub's "10**12 seconds" must neither
 #: overflow a date (nor PostgreSQL's integer column) nor keep us from ever renewing — hubs forget
@@ -38,7 +40,8 @@ def granted(raw: str | None) -> int | None:
 
 
 def expires_at(verified_at: datetime, lease_seconds: float) -> datetime:
-    return verified_at + timedelta(seconds=lease_seconds)
+    """When we take the lease to end: the grant, held to at least :data:`MIN_LEASE`."""
+    return verified_at + timedelta(seconds=max(float(lease_seconds), MIN_LEASE))
 
 
 def renew_at(

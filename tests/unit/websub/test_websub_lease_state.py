@@ -33,6 +33,8 @@ def test_websub_renewal_inside_lease_around_half(lease_seconds: int, seed: int) 
     assert low - 1e-6 <= offset <= high + 1e-6
     if lease_seconds >= lease.MIN_LEASE:
         assert at < lease.expires_at(T0, lease_seconds)
+    # however short the grant, the renewal comes before the lease is taken to end
+    assert at < lease.expires_at(T0, lease_seconds)
 
 
 def test_websub_renewals_are_jittered() -> None:
@@ -74,6 +76,8 @@ def test_websub_granted_lease_parsed_and_bounded(raw: str | None, kept: int | No
 
 def test_websub_expiry() -> None:
     assert lease.expires_at(T0, 3600) == T0 + timedelta(hours=1)
+    assert lease.expires_at(T0, lease.MIN_LEASE) == T0 + timedelta(seconds=lease.MIN_LEASE)
+    assert lease.expires_at(T0, 1) == T0 + timedelta(seconds=lease.MIN_LEASE)
 
 
 def test_websub_happy_path() -> None:
