@@ -4,12 +4,30 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["has_noindex", "indexability", "is_html"]
+__all__ = ["has_noindex", "indexability", "is_html", "mime_essence"]
+
+
+def mime_essence(content_type: str | None) -> str:
+    """``type/subtype`` of a Content-Type, lower case ("" when none).
+
+    A header sent twice reaches us joined by a comma ("text/html; charset=utf-8, text/html;
+    charset=utf-8"): as the Fetch standard's "extract a MIME type", the last type of the list
+    that parses (and is not ``*/*``) is the one a browser uses.
+    """
+    if not content_type:
+        return ""
+    if "," not in content_type:
+        return content_type.split(";", 1)[0].strip().lower()
+    essence = ""
+    for part in content_type.split(","):
+        kind, _, sub = part.split(";", 1)[0].strip().lower().partition("/")
+        if kind and sub and f"{kind}/{sub}" != "*/*":
+            essence = f"{kind}/{sub}"
+    return essence
 
 
 def is_html(content_type: str | None) -> bool:
-    ct = (content_type or "").split(";", 1)[0].strip().lower()
-    return ct in ("text/html", "application/xhtml+xml")
+    return mime_essence(content_type) in ("text/html", "application/xhtml+xml")
 
 
 #: Directives that take a value ("max-image-preview:none"): their value is no directive.

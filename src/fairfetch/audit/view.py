@@ -12,6 +12,8 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 
+from fairfetch.audit.indexability import is_html
+
 __all__ = [
     "SITEMAP_RULES",
     "ExternalRow",
@@ -68,12 +70,7 @@ class PageRow:
     @property
     def is_html(self) -> bool:
         """An HTML page we could read (a 200 whose body failed to decode is no such page)."""
-        ct = (self.content_type or "").split(";", 1)[0].strip().lower()
-        return (
-            self.status == 200
-            and not self.body_unreadable
-            and ct in ("text/html", "application/xhtml+xml")
-        )
+        return self.status == 200 and not self.body_unreadable and is_html(self.content_type)
 
     @property
     def body_unreadable(self) -> bool:
