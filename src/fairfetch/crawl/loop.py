@@ -710,6 +710,8 @@ class Crawler:
 
         ``in_slot``: called from the dispatcher's handler, which holds the feed's politeness
         slot until this returns."""
+        # What the request named as our copy (an add names none): the row as it was sent.
+        conditional = bool(job.feed.etag or job.feed.last_modified) and job.trigger != "add"
         if job.trigger not in ("poll", "add"):
             # A refresh (`feeds refresh`, a WebSub ping) takes no key claim: a pass of another
             # process may have written this feed while the request was out. Decided on the row
@@ -736,6 +738,17 @@ class Crawler:
                 self.grouper.observe_throttle(
                     host_of(result.final_url), result.address, time.monotonic()
                 )
+        elif result.not_modified and not conditional:
+            # "What you have is current", to a request that named nothing we have: nothing
+            # was read, and calling it a success would hide that (ok, never read, no entry).
+            outcome = Outcome(
+                "error",
+                error_kind="http",
+                error_detail="HTTP 304 to a request without validators (no ETag, no "
+                "Last-Modified): no copy of ours to reuse",
+                http_status=304,
+                robots_absent=job.robots_absent,
+            )
         elif result.not_modified:
             outcome = Outcome(
                 "not_modified",
