@@ -228,8 +228,9 @@ def _broken(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[
     yield from conn.execute(
         "SELECT f.url, l.to_url, 'external', e.status, e.error, l.anchor, l.location FROM links l "
         "JOIN pages f ON f.id = l.from_id JOIN externals e ON e.url = l.to_url "
-        "WHERE l.internal = 0 AND e.not_checked IS NULL AND (e.status >= 400 OR "
-        "e.error IS NOT NULL) ORDER BY f.id, l.seq"
+        # Likewise a foreign canonical, alternate or meta refresh (location 'head').
+        "WHERE l.internal = 0 AND l.location != 'head' AND e.not_checked IS NULL AND "
+        "(e.status >= 400 OR e.error IS NOT NULL) ORDER BY f.id, l.seq"
     )
 
 
