@@ -397,22 +397,32 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
                 r[9],
             )
         )
+    ext_rows = conn.execute(
+        "SELECT url, via, status, error, not_checked, final_url FROM externals ORDER BY rowid"
+    ).fetchall()
+    # A URL that failed its check keeps every page linking to it from its body (each is a
+    # broken-external-link finding, as each page linking to an internal 404 is one); any other
+    # keeps a sample. The rows come in page order: a page's links to a URL are consecutive.
+    failed = {
+        url for url, _via, status, error, not_checked, _f in ext_rows
+        if not not_checked and (status is None or status >= 400 or error)
+    }  # fmt: skip
     sources: dict[str, list[str]] = {}
     counts: dict[str, int] = {}
-    for to_url, from_url in conn.execute(
-        "SELECT l.to_url, f.url FROM links l JOIN pages f ON f.id = l.from_id "
+    for to_url, from_url, location in conn.execute(
+        "SELECT l.to_url, f.url, l.location FROM links l JOIN pages f ON f.id = l.from_id "
         "WHERE l.internal = 0 ORDER BY f.id, l.seq"
     ):
         counts[to_url] = counts.get(to_url, 0) + 1
         lst = sources.setdefault(to_url, [])
-        if len(lst) < sample_sources and from_url not in lst:
+        if location == "head" and to_url in failed:
+            continue  # a canonical or alternate: its own rule's finding, not a broken link
+        if (not lst or lst[-1] != from_url) and (len(lst) < sample_sources or to_url in failed):
             lst.append(from_url)
     externals = [
         ExternalRow(url, via, status, error, not_checked, sources.get(url, []), counts.get(url, 0),
                     final_url)
-        for url, via, status, error, not_checked, final_url in conn.execute(
-            "SELECT url, via, status, error, not_checked, final_url FROM externals ORDER BY rowid"
-        )
+        for url, via, status, error, not_checked, final_url in ext_rows
     ]
     images = [
         ResourceRow(url, "image", status, size, bool(internal), n, error)
