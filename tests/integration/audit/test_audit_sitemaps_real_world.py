@@ -39,7 +39,9 @@ def _urlset(base: str, paths: list[str], extra: str = "") -> str:
 Sitemaps = dict[str, tuple[bytes, dict[str, str]]]
 
 
-async def _crawl(tmp_path: Path, make: Callable[[str], Sitemaps]) -> Path:
+async def _crawl(
+    tmp_path: Path, make: Callable[[str], Sitemaps], max_pages: int | None = None
+) -> Path:
     """Crawl a one-page site whose robots.txt names the sitemaps ``make(base URL)`` gives
     (path -> body, headers); every other path answers a page."""
     out = tmp_path / "site.db"
@@ -60,7 +62,9 @@ async def _crawl(tmp_path: Path, make: Callable[[str], Sitemaps]) -> Path:
         base = f"http://{SITE}:{port}"
         sitemaps.update(make(base))
         settings = Settings(allow_networks=("127.0.0.1/32",), resolve=("*.test:127.0.0.1",))
-        await crawl_site(base + "/", out, settings, CrawlOptions(concurrency=2))
+        await crawl_site(
+            base + "/", out, settings, CrawlOptions(concurrency=2, max_pages=max_pages)
+        )
     return out
 
 
@@ -155,3 +159,14 @@ async def test_audit_sitemap_over_the_page_cap_within_50_mb_is_read(tmp_path: Pa
 
     out = await _crawl(tmp_path, make)
     assert _rows(out, "SELECT status, url_count, error FROM sitemaps") == [(200, 40_000, None)]
+
+
+async def test_audit_sitemap_over_50000_urls_is_read_whole(tmp_path: Path) -> None:
+    """sitemaps.org's limit is the publisher's to keep; a sitemap past it is still read whole
+    (every URL recorded), not cut at 50,000."""
+    paths = [f"/p/{i}" for i in range(50_001)]
+    out = await _crawl(tmp_path, lambda base: {
+        "/sitemap.xml": (_urlset(base, paths).encode(), {"Content-Type": "application/xml"}),
+    }, max_pages=1)  # fmt: skip
+    assert _rows(out, "SELECT status, url_count, error FROM sitemaps") == [(200, 50_001, None)]
+    assert _rows(out, "SELECT COUNT(*) FROM sitemap_urls") == [(50_001,)]
