@@ -390,12 +390,8 @@ class WebSubService:
         if sub is None:
             await self._ping(None, None, "unknown", 404, now)
             return Answer(404, outcome="unknown")
-        if not accepts_delivery(sub.state) or sub.feed_id is None:
-            # A removed feed's row waits for the upkeep's unsubscribe; nothing would process
-            # its pings (stored, then failed "feed removed"), so the hub may drop us now.
-            await self._ping(sub.id, sub.feed_id, "gone", 410, now,
-                             sub.state if sub.feed_id is not None else "feed removed")
-            return Answer(410, outcome="gone")
+        if (gone := await self._gone(sub, now)) is not None:
+            return gone
         verdict = check_signature(sub.secret, _header(headers, "x-hub-signature"), body)
         if verdict is Verdict.UNSIGNED:
             await self._ping(sub.id, sub.feed_id, "rejected", 403, now, verdict.value)
@@ -427,8 +423,20 @@ class WebSubService:
         if sub is None:
             await self._ping(None, None, "unknown", 404, now)
             return Answer(404, outcome="unknown")
+        if (gone := await self._gone(sub, now)) is not None:
+            return gone  # the hub drops us: a 413 had it retry its body to no one
         await self._ping(sub.id, sub.feed_id, "rejected", 413, now, "too_large")
         return Answer(413, outcome="rejected")
+
+    async def _gone(self, sub: repo.SubscriptionRecord, now: datetime) -> Answer | None:
+        """410 for a subscription we are leaving or have left, whatever the delivery holds."""
+        if accepts_delivery(sub.state) and sub.feed_id is not None:
+            return None
+        # A removed feed's row waits for the upkeep's unsubscribe; nothing would process
+        # its pings (stored, then failed "feed removed"), so the hub may drop us now.
+        await self._ping(sub.id, sub.feed_id, "gone", 410, now,
+                         sub.state if sub.feed_id is not None else "feed removed")
+        return Answer(410, outcome="gone")
 
     async def _answer_named(
         self, sub: repo.SubscriptionRecord, payload: Payload, now: datetime

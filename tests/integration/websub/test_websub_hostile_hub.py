@@ -100,3 +100,29 @@ async def test_websub_oversized_delivery_for_unknown_callback_is_404(small_cap: 
     async with cb.session.post(url, data=b"a" * (4 * CAP)) as resp:
         assert resp.status == 404
     assert repo.ping_counts(cb.store, T0 - timedelta(days=1)) == {"unknown": 1}
+
+
+@pytest.mark.parametrize("left", ["unsubscribing", "unsubscribed", "feed removed"])
+async def test_websub_oversized_delivery_for_a_subscription_we_left_is_gone(
+    small_cap: Callback, left: str
+) -> None:
+    """410 tells the hub to drop us (the table in docs/websub.md); a 413 for a subscription we
+    have left had the hub retry its too-large body until its own limit, each retry counted
+    rejected instead of gone."""
+    from fairfetch.websub.state import Event
+
+    cb = small_cap
+    if left == "feed removed":
+        assert cb.sub.feed_id is not None
+        cb.store.delete_feed(cb.sub.feed_id)
+    else:
+        repo.apply_event(cb.store, cb.sub.id, Event.UNSUBSCRIBE_REQUESTED, T0)
+        if left == "unsubscribed":
+            repo.apply_event(cb.store, cb.sub.id, Event.UNSUBSCRIBE_VERIFIED, T0)
+    for chunked in (False, True):
+        body = b"<x>" + b"a" * (4 * CAP) + b"</x>"
+        data = _chunks(body) if chunked else body
+        async with cb.session.post(cb.url, data=data, headers=_signed(body)) as resp:
+            assert resp.status == 410
+    assert repo.ping_counts(cb.store, T0 - timedelta(days=1)) == {"gone": 2}
+    assert repo.delivery_counts(cb.store) == {}
