@@ -75,6 +75,8 @@ class _Job:
     keep_ids: bool = False
     #: Fetched as if its robots.txt were absent (unreachable past the grace, RFC 9309 §2.3.1.4).
     robots_absent: bool = False
+    #: The politeness key it was queued on (a backend's, when grouped): the key that holds it.
+    key: str = ""
 
 
 #: Due feeds whose stored robots.txt copies are read in one query before they are submitted.
@@ -507,9 +509,10 @@ class Crawler:
     ) -> asyncio.Future[FeedResult]:
         dispatcher = self._ensure_started()
         job = _Job(feed, trigger, asyncio.get_running_loop().create_future(), keep_ids)
+        job.key = self._key_for(feed)
         if trigger == "poll":
             self._waiting[feed.id] = job
-        await dispatcher.put(feed.url, job, key=self._key_for(feed))
+        await dispatcher.put(feed.url, job, key=job.key)
         return job.future
 
     def _key_for(self, feed: FeedRecord) -> str:
@@ -555,7 +558,8 @@ class Crawler:
         reopen: dict[str, float] = {}
         deferred: list[_Job] = []
         for job in list(self._waiting.values()):
-            key = job.feed.politeness_key
+            # The key the job waits on, which is not the feed's own when a backend groups it.
+            key = job.key or job.feed.politeness_key
             if key not in reopen:
                 reopen[key] = state.startable_at(key) - mono
             if reopen[key] >= DEFER_AFTER:
@@ -566,7 +570,7 @@ class Crawler:
         by_when: dict[datetime, list[int]] = {}
         for job in deferred:
             del self._waiting[job.feed.id]
-            when = now + timedelta(seconds=reopen[job.feed.politeness_key])
+            when = now + timedelta(seconds=reopen[job.key or job.feed.politeness_key])
             by_when.setdefault(when, []).append(job.feed.id)
         for when, ids in by_when.items():
             await asyncio.to_thread(self.store.set_due, ids, when)
