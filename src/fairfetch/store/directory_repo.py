@@ -8,7 +8,7 @@ web side can cache the minutes that can no longer change (see fairfetch.web.stat
 
 from __future__ import annotations
 
-import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -52,15 +52,31 @@ _SUMMARY = (
     feeds.c.added_at,
 )
 
-#: Words we search for: letters and digits only, so the query languages of FTS5 and tsquery can
-#: never see an operator that came from a user.
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+#: Words we search for: letters and digits, with the combining marks that belong to them (a
+#: Thai tone mark, a Devanagari vowel sign or virama: ``\w`` counts none of them, and split
+#: "ข่าว" into "ข" and "าว"), so the query languages of FTS5 and tsquery never see an operator
+#: that came from a user. A mark with no letter before it starts no word.
+
+
+def _words(q: str) -> list[str]:
+    out: list[str] = []
+    start = -1
+    for i, ch in enumerate(q):
+        if (ch.isalnum() and ch != "_") or (start >= 0 and unicodedata.category(ch)[0] == "M"):
+            if start < 0:
+                start = i
+        elif start >= 0:
+            out.append(q[start:i])
+            start = -1
+    if start >= 0:
+        out.append(q[start:])
+    return out
 #: Each word is one more index probe (and, on PostgreSQL, one more author subquery).
 MAX_QUERY_WORDS = 8
 
 
 def _distinct_words(q: str) -> list[str]:
-    return list(dict.fromkeys(w.lower() for w in _WORD.findall(q)))
+    return list(dict.fromkeys(w.lower() for w in _words(q)))
 
 
 def query_words(q: str) -> list[str]:
