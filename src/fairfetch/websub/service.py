@@ -176,10 +176,16 @@ class WebSubService:
     # --- subscribing -----------------------------------------------------------------------
 
     async def discover_topic(self, url: str) -> tuple[Discovery, str]:
-        """GET ``url`` (following redirects) and read the final response's hub/self links."""
-        result = await self.fetcher.fetch(url)
+        """GET ``url`` (following redirects) and read the final response's hub/self links.
+
+        robots.txt is honoured as for a crawl: this is the same GET of the publisher's feed.
+        """
+        result = await self.fetcher.fetch(url, check_robots=self.settings.obey_robots)
         if result.error_kind is not None or not result.ok:
-            return Discovery((), None, None), f"{result.error_kind or result.status}"
+            why = result.error_kind or str(result.status)
+            if result.error_kind and result.error_detail:
+                why += f": {result.error_detail}"
+            return Discovery((), None, None), why
         return discover(result.headers, result.body, result.final_url), ""
 
     async def subscribe_url(self, url: str, *, feed_id: int | None = None) -> SubscribeOutcome:

@@ -1,0 +1,96 @@
+"""The discovery GET of a topic is a request to the publisher like any crawl: robots.txt is
+honoured (obey_robots), and a politeness key the publisher paused (Retry-After) is not knocked
+on — neither when a feed is first subscribed nor at a renewal that checks for a moved hub.
+A real publisher on loopback counts what reaches it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+
+from .conftest import Subscriber, TestHub, loopback_settings, running_subscriber
+
+ATOM = """<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>p</title>
+<id>tag:p.test,2026:f</id><updated>2026-11-01T00:00:00Z</updated>
+<link rel="hub" href="{hub}"/><link rel="self" href="{self}"/></feed>"""
+
+
+@dataclass
+class Publisher:
+    base: str = ""
+    hits: list[str] = field(default_factory=list)
+    robots: str = "User-agent: *\nAllow: /\n"
+    hub: str = ""
+
+
+@pytest.fixture
+async def publisher(test_hub: TestHub) -> AsyncIterator[Publisher]:
+    pub = Publisher(hub=test_hub.url("/hub"))
+
+    async def robots(_request: web.Request) -> web.Response:
+        return web.Response(text=pub.robots)
+
+    async def feed(request: web.Request) -> web.Response:
+        pub.hits.append(request.path)
+        return web.Response(body=ATOM.format(hub=pub.hub, self=pub.base + "/feed").encode(),
+                            content_type="text/xml")
+
+    app = web.Application()
+    app.router.add_get("/robots.txt", robots)
+    app.router.add_get("/feed", feed)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    pub.base = f"http://127.0.0.1:{runner.addresses[0][1]}"
+    try:
+        yield pub
+    finally:
+        await runner.cleanup()
+
+
+@pytest.fixture
+async def obeying(tmp_path: Path) -> AsyncIterator[Subscriber]:
+    settings = loopback_settings(tmp_path).replace(obey_robots=True)
+    async with running_subscriber(settings) as sub:
+        yield sub
+
+
+def _advertising(s: Subscriber, publisher: Publisher) -> int:
+    """The publisher's feed, stored as a crawl made while it was allowed left it: advertising
+    the hub (so the upkeep offers it to its hub)."""
+    from fairfetch.store.tables import feeds
+
+    feed, _ = s.store.add_feed(publisher.base + "/feed", now=datetime.now(UTC),
+                               politeness_key="127.0.0.1")
+    with s.store.engine.begin() as conn:
+        conn.execute(feeds.update().where(feeds.c.id == feed.id).values(
+            hub_urls=[publisher.hub], self_url=publisher.base + "/feed", status="ok"))
+    return feed.id
+
+
+async def test_websub_discovery_honours_robots_txt(
+    obeying: Subscriber, publisher: Publisher, test_hub: TestHub
+) -> None:
+    s = obeying
+    publisher.robots = "User-agent: *\nDisallow: /feed\n"
+    feed_id = _advertising(s, publisher)
+    counts = await s.service.tick()
+    assert publisher.hits == []  # robots.txt says no: not fetched for discovery either
+    assert counts["subscribed"] == 0
+    assert test_hub.requests == []
+    outcome = await s.service.subscribe_feed(feed_id)
+    assert publisher.hits == []
+    assert outcome.subscription is None
+    assert "robots" in outcome.detail
+    # allowed again: discovered and subscribed as usual
+    publisher.robots = "User-agent: *\nAllow: /\n"
+    s.crawler.fetcher.robots.invalidate()
+    outcome = await s.service.subscribe_feed(feed_id)
+    assert publisher.hits == ["/feed"]
+    assert outcome.subscription is not None
