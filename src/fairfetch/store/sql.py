@@ -7,6 +7,7 @@ streams) so the crawler never loads the whole directory.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -35,6 +36,32 @@ _CHUNK = 400  # bound IN (...) lists; PostgreSQL plans very long ones badly
 _WRITE_ATTEMPTS = 3  # a crawl batch raced by another SQLite writer (see SqlStore.write)
 
 
+log = logging.getLogger("fairfetch.store")
+
+#: PostgreSQL databases already warned about in this process (one warning each, not one per
+#: command of a long-running process that opens the store again).
+_CTYPE_WARNED: set[str] = set()
+
+
+def _check_pg_ctype(engine: sa.Engine, url: str) -> None:
+    """PostgreSQL's text search reads letters and case by the database's LC_CTYPE: under C or
+    POSIX nothing outside ASCII is a letter, so "Подкаст" or "Émile" is found by no spelling.
+    Said once, naming the database and the fix; the store works either way."""
+    masked = sa.make_url(url).render_as_string(hide_password=True)
+    if masked in _CTYPE_WARNED:
+        return
+    with engine.connect() as conn:
+        ctype = str(conn.exec_driver_sql("SHOW lc_ctype").scalar() or "")
+    if ctype.upper() in ("C", "POSIX"):
+        _CTYPE_WARNED.add(masked)
+        log.warning(
+            "PostgreSQL database %s has LC_CTYPE=%s: its search finds no word with letters "
+            "outside ASCII (Cyrillic, accented, Greek…). Create it with a UTF-8 ctype, e.g. "
+            "`createdb --locale=C.UTF-8 --template=template0 NAME`, and copy the data over "
+            "(pg_dump | psql)", masked, ctype,
+        )
+
+
 class SqlStore:
     """The store on SQLite (WAL) or PostgreSQL; schema migrated on open."""
 
@@ -47,6 +74,8 @@ class SqlStore:
             except sa.exc.DatabaseError as exc:  # OperationalError, and "file is not a database"
                 masked = sa.make_url(url).render_as_string(hide_password=True)
                 raise StoreError(f"database {masked!r}: cannot open ({db_reason(exc)})") from exc
+        if self.engine.dialect.name == "postgresql":
+            _check_pg_ctype(self.engine, url)
 
     @property
     def dialect(self) -> str:

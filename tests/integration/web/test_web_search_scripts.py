@@ -35,3 +35,17 @@ def test_web_search_words_keep_their_combining_marks(
     assert [r["url"] for r in repo.search_feeds(any_store, query).rows] == [
         "http://news.test/feed"
     ]
+
+
+@pytest.mark.parametrize(
+    ("title", "queries"),
+    [("Подкаст про всё", ["подкаст", "Подкаст", "ВСЁ"]), ("Émile Zola", ["émile", "ÉMILE"])],
+    ids=["cyrillic", "latin-accented"],
+)
+def test_web_search_finds_words_that_begin_with_a_non_ascii_capital(
+    any_store: SqlStore, title: str, queries: list[str]
+) -> None:
+    # On PostgreSQL, with the UTF-8 ctype docs/operations.md asks for (the test cluster's).
+    add_crawled(any_store, "http://news.test/feed", title=title, at=NOW)
+    for q in queries:
+        assert repo.search_feeds(any_store, q).total == 1, q
