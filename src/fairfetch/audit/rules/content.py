@@ -12,6 +12,7 @@ from fairfetch.audit.view import SiteView
 Out = Iterator[tuple[str, str] | str]
 _MAX_POSTING = 20  # a shingle shared by more pages than this is template, not content
 _KEY_HASHES = 6
+_LEADERS = 3  # pages of a large band the others are compared with
 
 
 @rule("thin-content", "content", "warning", "Thin content",
@@ -49,9 +50,17 @@ def near_duplicate(site: SiteView, t: Thresholds) -> Out:
     # most of them); only candidates get the full similarity estimate. Hashes shared by many
     # pages are template, not content, and make no candidates.
     pages = [p for p in site.html_pages if p.sketch and p.indexable]  # as duplicate-content
+    # Each page's key hashes, kept for the bands below: one string object per distinct hash
+    # (a site's pages share most of theirs), a tuple per page.
+    canon: dict[str, str] = {}
+    keys = [
+        tuple(canon.setdefault(h, h) for h in (p.sketch or "").split()[:_KEY_HASHES])
+        for p in pages
+    ]
+    del canon
     postings: dict[str, list[int]] = defaultdict(list)
-    for i, p in enumerate(pages):
-        for h in (p.sketch or "").split()[:_KEY_HASHES]:
+    for i, hs in enumerate(keys):
+        for h in hs:
             postings[h].append(i)
     pairs: dict[tuple[int, int], int] = defaultdict(int)
     for ids in postings.values():
@@ -61,16 +70,44 @@ def near_duplicate(site: SiteView, t: Thresholds) -> Out:
             for b in range(a + 1, len(ids)):
                 pairs[(ids[a], ids[b])] += 1
     flagged: dict[int, str] = {}
-    for (a, b), shared in sorted(pairs.items()):
-        if shared < 2:
-            continue
+
+    def judge(a: int, b: int) -> bool:
         pa, pb = pages[a], pages[b]
         if pa.content_hash == pb.content_hash:
-            continue  # exact duplicates are the other rule's
+            return False  # exact duplicates are the other rule's
         sim = sketch_similarity(pa.sketch or "", pb.sketch or "")
-        if sim >= t.near_duplicate_similarity:
-            flagged.setdefault(a, f"{sim:.0%} like {pb.url}")
-            flagged.setdefault(b, f"{sim:.0%} like {pa.url}")
+        if sim < t.near_duplicate_similarity:
+            return False
+        flagged.setdefault(a, f"{sim:.0%} like {pb.url}")
+        flagged.setdefault(b, f"{sim:.0%} like {pa.url}")
+        return True
+
+    for (a, b), shared in sorted(pairs.items()):
+        if shared >= 2:
+            judge(a, b)
+    # A large group of near duplicates (product variants, faceted listings) shares every key
+    # hash with more than _MAX_POSTING pages: no postings above make candidates of them. In
+    # each such posting, pages whose next two key hashes are the same too (a band of three:
+    # not tied to a position, as a page's own shingle among its smallest shifts the others)
+    # are compared with a few of the band's first pages: linear in the posting's size, and
+    # nothing kept from one posting to the next. Pages sharing only a template paragraph
+    # rarely share a band of three, and cost at most _LEADERS comparisons each when they do.
+    for h, ids in postings.items():
+        if len(ids) <= _MAX_POSTING:
+            continue
+        bands: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for i in ids:
+            hs = keys[i]
+            k = hs.index(h)
+            if k + 2 < len(hs):
+                bands[(hs[k + 1], hs[k + 2])].append(i)
+        for band in bands.values():
+            if len(band) <= _MAX_POSTING:
+                continue
+            leaders: list[int] = []
+            for i in band:
+                if not any(judge(lead, i) for lead in leaders) and len(leaders) < _LEADERS:
+                    leaders.append(i)
     for i in sorted(flagged):
         yield pages[i].url, flagged[i]
 
