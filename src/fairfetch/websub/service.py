@@ -99,6 +99,8 @@ class SubscribeOutcome:
     discovery: Discovery
     subscription: repo.SubscriptionRecord | None
     detail: str = ""
+    #: Not tried yet (the publisher's politeness key is paused): ask again soon, not in a week.
+    deferred: bool = False
 
 
 class WebSubService:
@@ -235,6 +237,14 @@ class WebSubService:
 
     async def subscribe_feed(self, feed_id: int) -> SubscribeOutcome:
         feed = await self._db(self.store.get_feed, feed_id)
+        paused = await self._key_pauses([feed], self.clock())
+        if feed.politeness_key in paused:
+            # Discovery is a GET of the publisher's feed: it waits for the key like a poll.
+            until = self.clock() + timedelta(seconds=paused[feed.politeness_key])
+            return SubscribeOutcome(feed.url, Discovery((), None, None), None,
+                                    f"not asked yet: politeness key {feed.politeness_key} is "
+                                    f"paused (Retry-After) until {until:%Y-%m-%dT%H:%M:%SZ}",
+                                    deferred=True)
         return await self.subscribe_url(feed.url, feed_id=feed.id)
 
     async def request(self, sub: repo.SubscriptionRecord, mode: str) -> repo.SubscriptionRecord:
@@ -328,6 +338,8 @@ class WebSubService:
             return False  # no hub advertised now (or unknown): keep what we have
         if sub.hub_url in feed.hub_urls and feed.self_url in (None, sub.topic_url):
             return False
+        if await self._key_pauses([feed], self.clock()):
+            return False  # no GET on a paused key: looked at again at the next renewal or retry
         found, _ = await self.discover_topic(feed.url)
         if not found.found or (sub.hub_url in found.hubs and found.self_url == sub.topic_url):
             return False
@@ -501,32 +513,39 @@ class WebSubService:
         """
         if self.crawler is None or not feed_ids:
             return {}
-        mono = time.monotonic()  # the dispatcher's clock
-        paused = {  # what this process's crawler was told...
-            key: stats.paused_until - mono
-            for key, stats in self.crawler.snapshot().items()
-            if stats.paused_until is not None and stats.paused_until > mono
-        }
         feeds: list[FeedRecord] = [
             f for f in [await self._db(self.store.find_feed, i) for i in feed_ids]
             if f is not None
         ]
-        # ...and what any process was told (kept in the store: `run` restarted, a cron pass)
-        stored = await self._db(load_key_pauses, self.store,
-                                {f.politeness_key for f in feeds}, now)
-        for key, until in stored.items():
-            paused[key] = max(paused.get(key, 0.0), (until - now).total_seconds())
+        paused = await self._key_pauses(feeds, now)
         out: dict[int, datetime] = {}
         for feed in feeds:
-            left = paused.get(feed.politeness_key, 0.0)
-            if left < DEFER_PAUSED_AFTER:
+            if feed.politeness_key not in paused:
                 continue
-            reopens = now + timedelta(seconds=left)
+            reopens = now + timedelta(seconds=paused[feed.politeness_key])
             if feed.status != "dead" and (feed.next_crawl_at is None
                                           or feed.next_crawl_at > reopens):
                 await self._db(self.store.set_due, [feed.id], reopens)
             out[feed.id] = reopens
         return out
+
+    async def _key_pauses(self, feeds: list[FeedRecord], now: datetime) -> dict[str, float]:
+        """Seconds left on the politeness keys of ``feeds`` the publisher paused (Retry-After)
+        for :data:`DEFER_PAUSED_AFTER` or more: as this process's crawler was told, or as any
+        process stored it (`run` restarted, a cron pass)."""
+        paused: dict[str, float] = {}
+        if self.crawler is not None:
+            mono = time.monotonic()  # the dispatcher's clock
+            for key, stats in self.crawler.snapshot().items():
+                if stats.paused_until is not None and stats.paused_until > mono:
+                    paused[key] = stats.paused_until - mono
+        if feeds:
+            stored = await self._db(load_key_pauses, self.store,
+                                    {f.politeness_key for f in feeds}, now)
+            for key, until in stored.items():
+                paused[key] = max(paused.get(key, 0.0), (until - now).total_seconds())
+        keys = {f.politeness_key for f in feeds}
+        return {k: v for k, v in paused.items() if k in keys and v >= DEFER_PAUSED_AFTER}
 
     async def _ping(self, sub_id: int | None, feed_id: int | None, outcome: str, status: int,
                     now: datetime, detail: str = "") -> None:
@@ -656,6 +675,8 @@ class WebSubService:
             if failed_at is not None and now - failed_at < timedelta(seconds=RETRY_DENIED_AFTER):
                 continue
             outcome = await self.subscribe_feed(feed_id)
+            if outcome.deferred:
+                continue
             if outcome.subscription is None:
                 self._no_hub[feed_id] = now
                 log.info("websub: feed %s advertises no usable hub: %s", feed_id, outcome.detail)

@@ -5,15 +5,21 @@ A real publisher on loopback counts what reaches it."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from aiohttp import web
 
+from fairfetch.store import websub_repo as repo
+from fairfetch.store.politeness_repo import save_key_pauses
+
 from .conftest import Subscriber, TestHub, loopback_settings, running_subscriber
+
+WAIT = 30.0  # a safety net against hangs, never a synchronisation device
 
 ATOM = """<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>p</title>
 <id>tag:p.test,2026:f</id><updated>2026-11-01T00:00:00Z</updated>
@@ -94,3 +100,52 @@ async def test_websub_discovery_honours_robots_txt(
     outcome = await s.service.subscribe_feed(feed_id)
     assert publisher.hits == ["/feed"]
     assert outcome.subscription is not None
+
+
+async def test_websub_discovery_waits_for_a_paused_politeness_key(
+    obeying: Subscriber, publisher: Publisher, test_hub: TestHub
+) -> None:
+    """The publisher said Retry-After: an hour (stored for every process). The upkeep does not
+    GET its feed to discover the hub meanwhile, and offers it again once the pause is over —
+    not a week later, as for a feed found to advertise no hub."""
+    s = obeying
+    feed_id = _advertising(s, publisher)
+    t0 = datetime.now(UTC)
+    save_key_pauses(s.store, {"127.0.0.1": t0 + timedelta(hours=1)}, t0)
+    counts = await s.service.tick()
+    assert publisher.hits == []
+    assert counts["subscribed"] == 0
+    assert test_hub.requests == []
+    later = t0 + timedelta(hours=1, minutes=1)
+    s.service.clock = lambda: later
+    counts = await s.service.tick()
+    assert publisher.hits == ["/feed"]
+    assert counts["subscribed"] == 1
+    sub = repo.latest_for_feed(s.store, feed_id)
+    assert sub is not None
+    assert sub.hub_url == test_hub.url("/hub")
+
+
+async def test_websub_renewal_checks_a_moved_hub_only_once_the_key_reopens(
+    obeying: Subscriber, publisher: Publisher, test_hub: TestHub
+) -> None:
+    s = obeying
+    feed_id = _advertising(s, publisher)
+    assert (await s.service.subscribe_feed(feed_id)).subscription is not None
+    assert (await asyncio.wait_for(test_hub.verifications.get(), WAIT)).status == 200
+    assert publisher.hits == ["/feed"]
+    from fairfetch.store.tables import feeds
+
+    with s.store.engine.begin() as conn:  # a crawl saw the feed name another hub
+        conn.execute(feeds.update().where(feeds.c.id == feed_id).values(
+            hub_urls=[test_hub.url("/hub-307")]))
+    sub = repo.latest_for_feed(s.store, feed_id)
+    assert sub is not None
+    t0 = datetime.now(UTC)
+    save_key_pauses(s.store, {"127.0.0.1": t0 + timedelta(hours=1)}, t0)
+    repo.update_subscription(s.store, sub.id, t0, next_action_at=t0)
+    counts = await s.service.tick()
+    assert publisher.hits == ["/feed"]  # no discovery GET on the paused key
+    assert counts["renewed"] == 1  # the renewal itself goes to the hub, as before
+    assert (await asyncio.wait_for(test_hub.verifications.get(), WAIT)).mode == "subscribe"
+    assert [r.form["hub.mode"] for r in test_hub.requests] == ["subscribe", "subscribe"]
