@@ -6,6 +6,7 @@ the confirmation mail is sent before the reader confirms).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from email.utils import getaddresses
 
 from fairfetch.crawl.urls import normalize_feed_url
 from fairfetch.errors import InputError, NotFoundError
+from fairfetch.net.idn import idna_host
 from fairfetch.net.politeness import politeness_key
 from fairfetch.notify.filters import parse_categories
 from fairfetch.notify.schedule import MODES, parse_weekday, zone
@@ -42,9 +44,36 @@ def check_email(email: str) -> str:
         or not all(c.isprintable() for c in text)
     ):
         raise InputError(email, "not an email address")
+    why = _undeliverable(local, domain)
+    if why:
+        raise InputError(email, f"not an email address ({why})")
     # one reader per mailbox, however it is capitalised (local parts are case-insensitive at
     # every provider that matters)
     return (local + "@" + domain).lower()
+
+
+_HOST_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
+
+
+def _undeliverable(local: str, domain: str) -> str | None:
+    """Why no mail server could deliver to ``local@domain`` (RFC 5321 §4.5.3.1's sizes, RFC
+    1035's host names, RFC 5322's dot-atom), or None. Such an address made a reader and queued
+    a confirmation mail that could only bounce."""
+    if len(local.encode()) > 64:
+        return "the part before @ is over 64 characters"
+    if not local.startswith('"') and (
+        local.startswith(".") or local.endswith(".") or ".." in local
+    ):
+        return "a dot at the start or end of the part before @, or two in a row"
+    try:
+        host = idna_host(domain).lower()
+    except UnicodeError:
+        return "the domain is no host name"
+    if len(host) > 253:
+        return "the domain is over 253 characters"
+    if not all(_HOST_LABEL.fullmatch(label) for label in host.split(".")):
+        return "the domain is no host name"
+    return None
 
 
 @dataclass(frozen=True)

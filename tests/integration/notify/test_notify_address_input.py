@@ -28,6 +28,20 @@ BAD = [
     "ana@example.test, bob@example.test",
     "ana@example.test bob@example.test",
     "ana@example.test\r\nBcc: bob@example.test",
+    # addresses no mail server can deliver to (RFC 5321 §4.5.3.1, RFC 1035 labels): each made a
+    # reader and queued a confirmation mail that could only bounce
+    "a" * 65 + "@example.test",  # local part over 64 octets
+    "ana@" + "a" * 64 + ".test",  # a label over 63
+    "ana@" + ("a" * 60 + ".") * 5 + "test",  # a domain over 255
+    "ana@y..test",  # an empty label
+    "ana@.example.test",
+    "ana@example.test.",
+    "ana@-y.test",  # a label that starts or ends with a hyphen
+    "ana@y-.test",
+    "ana@exa_mple.test",  # not a host name character
+    ".ana@example.test",  # a dot-atom neither starts nor ends with a dot, nor doubles one
+    "ana.@example.test",
+    "an..a@example.test",
 ]
 
 
@@ -67,6 +81,10 @@ def test_notify_check_email_names_the_input_it_refuses(typed: str) -> None:
         # one spelling of a character however it was composed (NFC)
         ("Jose\u0301@Example.test", "jos\u00e9@example.test"),
         ("ana@bu\u0308cher.test", "ana@b\u00fccher.test"),
+        # at the limits, and the forms real addresses take
+        ("a" * 64 + "@example.test", "a" * 64 + "@example.test"),
+        ("first.last+tag@mail-1.example.test", "first.last+tag@mail-1.example.test"),
+        ("o'brien@xn--bcher-kva.test", "o'brien@xn--bcher-kva.test"),
     ],
 )
 def test_notify_check_email_keeps_one_mailbox(typed: str, kept: str) -> None:
