@@ -84,3 +84,21 @@ def test_audit_a_chain_url_visitors_reach_directly_is_an_entry_of_its_own() -> N
     view = site(start, a, x, d, redirects=redirects, start_url=start.url,
                 inlinks={a.url: 1, d.url: 1})  # fmt: skip
     assert _found(view, "redirect-chain") == [a.url, start.url]
+
+
+def test_audit_redirect_to_error_is_one_finding_per_chain() -> None:
+    home = good_page("/")
+    a = _redirect_page("/a", source="link")
+    b = _redirect_page("/b")
+    gone = good_page("/gone", status=404, indexable=False, indexability="client error 404")
+    redirects = [
+        RedirectRow(a.url, 301, b.url, to_status=301, final_url=gone.url, final_status=404,
+                    hops=2),
+        RedirectRow(b.url, 301, gone.url, to_status=404, final_url=gone.url, final_status=404),
+    ]  # fmt: skip
+    view = site(home, a, b, gone, redirects=redirects, inlinks={home.url: 1, a.url: 1})
+    assert _found(view, "redirect-to-error") == [a.url]
+    # b linked from a page of its own: two ways in, two findings.
+    view = site(home, a, b, gone, redirects=redirects,
+                inlinks={home.url: 1, a.url: 1, b.url: 1})  # fmt: skip
+    assert _found(view, "redirect-to-error") == [a.url, b.url]

@@ -116,7 +116,10 @@ def redirect_loop(site: SiteView, t: Thresholds) -> Out:
       "redirects in a loop): the link on your site is dead.",
       fix="Point the redirect at a live page, or remove it and the links to it.")
 def redirect_to_error(site: SiteView, t: Thresholds) -> Out:
+    inside = _inside_chains(site)  # one finding a chain, as redirect-chain
     for r in site.redirects:
+        if r.from_url in inside:
+            continue
         end = r.final_status if r.final_status is not None else r.to_status
         if end is not None and end >= 400:
             yield r.from_url, f"{r.final_url or r.to_url} ({end})"
