@@ -32,9 +32,10 @@ from urllib.parse import urlsplit
 
 from fairfetch.config import Settings
 from fairfetch.errors import FairfetchError
+from fairfetch.net.retry_after import DEFAULT_RETRY_AFTER
 from fairfetch.store import SqlStore
 from fairfetch.store import websub_repo as repo
-from fairfetch.store.politeness_repo import load_key_pauses
+from fairfetch.store.politeness_repo import load_key_pauses, save_key_pauses
 from fairfetch.websub import lease
 from fairfetch.websub.discovery import Discovery, discover
 from fairfetch.websub.hub_client import (
@@ -53,6 +54,7 @@ from fairfetch.websub.topic import same_topic
 if TYPE_CHECKING:
     from fairfetch.crawl.loop import Crawler
     from fairfetch.net.fetch import Fetcher
+    from fairfetch.net.outcome import FetchResult
     from fairfetch.store.records import FeedRecord
 
 log = logging.getLogger("fairfetch.websub")
@@ -182,20 +184,40 @@ class WebSubService:
 
         robots.txt is honoured as for a crawl: this is the same GET of the publisher's feed.
         """
+        found, why, _ = await self._discover(url)
+        return found, why
+
+    async def _discover(self, url: str) -> tuple[Discovery, str, FetchResult]:
         result = await self.fetcher.fetch(url, check_robots=self.settings.obey_robots)
         if result.error_kind is not None or not result.ok:
             why = result.error_kind or str(result.status)
             if result.error_kind and result.error_detail:
                 why += f": {result.error_detail}"
-            return Discovery((), None, None), why
-        return discover(result.headers, result.body, result.final_url), ""
+            return Discovery((), None, None), why, result
+        return discover(result.headers, result.body, result.final_url), "", result
 
     async def subscribe_url(self, url: str, *, feed_id: int | None = None) -> SubscribeOutcome:
         """Discover the hub of ``url`` and subscribe to its rel=self topic."""
         found, detail = await self.discover_topic(url)
+        return await self._subscribe_discovered(url, found, detail, feed_id)
+
+    async def _subscribe_discovered(self, url: str, found: Discovery, detail: str,
+                                    feed_id: int | None) -> SubscribeOutcome:
         if not found.found:
             return SubscribeOutcome(url, found, None, detail or "no hub advertised")
         return await self._subscribe_found(found, feed_id)
+
+    async def _throttled_by(self, feed: FeedRecord, result: FetchResult) -> str | None:
+        """When the discovery GET was throttled (429, 503 + Retry-After): the pause is kept for
+        the feed's key, as a crawl's throttle is, so the next discovery GETs of that platform
+        (the rest of this upkeep pass) and its polls wait too; says until when."""
+        if not result.throttled:
+            return None
+        now = self.clock()
+        until = now + timedelta(seconds=result.retry_after or DEFAULT_RETRY_AFTER)
+        await self._db(save_key_pauses, self.store, {feed.politeness_key: until}, now)
+        return (f"not asked yet: the publisher throttled the discovery GET ({result.status}); "
+                f"politeness key {feed.politeness_key} paused until {until:%Y-%m-%dT%H:%M:%SZ}")
 
     async def _subscribe_found(self, found: Discovery, feed_id: int | None) -> SubscribeOutcome:
         """Subscribe to what discovery found: its rel=self topic at its first hub."""
@@ -245,7 +267,11 @@ class WebSubService:
                                     f"not asked yet: politeness key {feed.politeness_key} is "
                                     f"paused (Retry-After) until {until:%Y-%m-%dT%H:%M:%SZ}",
                                     deferred=True)
-        return await self.subscribe_url(feed.url, feed_id=feed.id)
+        found, detail, result = await self._discover(feed.url)
+        throttled = await self._throttled_by(feed, result)
+        if throttled is not None:
+            return SubscribeOutcome(feed.url, found, None, throttled, deferred=True)
+        return await self._subscribe_discovered(feed.url, found, detail, feed.id)
 
     async def request(self, sub: repo.SubscriptionRecord, mode: str) -> repo.SubscriptionRecord:
         """Send a subscribe (also a renewal) or unsubscribe request and record the answer."""
@@ -340,7 +366,9 @@ class WebSubService:
             return False
         if await self._key_pauses([feed], self.clock()):
             return False  # no GET on a paused key: looked at again at the next renewal or retry
-        found, _ = await self.discover_topic(feed.url)
+        found, _, result = await self._discover(feed.url)
+        if await self._throttled_by(feed, result) is not None:
+            return False  # renewed where it is; looked at again at the next renewal or retry
         if not found.found or (sub.hub_url in found.hubs and found.self_url == sub.topic_url):
             return False
         outcome = await self._subscribe_found(found, feed.id)

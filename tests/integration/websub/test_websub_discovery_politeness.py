@@ -32,6 +32,8 @@ class Publisher:
     hits: list[str] = field(default_factory=list)
     robots: str = "User-agent: *\nAllow: /\n"
     hub: str = ""
+    #: answer the feed with 429 and this Retry-After
+    throttle: str | None = None
 
 
 @pytest.fixture
@@ -43,6 +45,8 @@ async def publisher(test_hub: TestHub) -> AsyncIterator[Publisher]:
 
     async def feed(request: web.Request) -> web.Response:
         pub.hits.append(request.path)
+        if pub.throttle is not None:
+            return web.Response(status=429, headers={"Retry-After": pub.throttle})
         return web.Response(body=ATOM.format(hub=pub.hub, self=pub.base + "/feed").encode(),
                             content_type="text/xml")
 
@@ -67,12 +71,12 @@ async def obeying(tmp_path: Path) -> AsyncIterator[Subscriber]:
         yield sub
 
 
-def _advertising(s: Subscriber, publisher: Publisher) -> int:
+def _advertising(s: Subscriber, publisher: Publisher, query: str = "") -> int:
     """The publisher's feed, stored as a crawl made while it was allowed left it: advertising
     the hub (so the upkeep offers it to its hub)."""
     from fairfetch.store.tables import feeds
 
-    feed, _ = s.store.add_feed(publisher.base + "/feed", now=datetime.now(UTC),
+    feed, _ = s.store.add_feed(publisher.base + "/feed" + query, now=datetime.now(UTC),
                                politeness_key="127.0.0.1")
     with s.store.engine.begin() as conn:
         conn.execute(feeds.update().where(feeds.c.id == feed.id).values(
@@ -149,3 +153,25 @@ async def test_websub_renewal_checks_a_moved_hub_only_once_the_key_reopens(
     assert counts["renewed"] == 1  # the renewal itself goes to the hub, as before
     assert (await asyncio.wait_for(test_hub.verifications.get(), WAIT)).mode == "subscribe"
     assert [r.form["hub.mode"] for r in test_hub.requests] == ["subscribe", "subscribe"]
+
+
+async def test_websub_discovery_answered_429_pauses_the_key_for_the_other_feeds(
+    obeying: Subscriber, publisher: Publisher, test_hub: TestHub
+) -> None:
+    """One platform, three feeds advertising its hub, and it answers the first discovery GET
+    with 429 + Retry-After: an hour. The other two are not fetched in that pass (each would
+    have been one more 429, and each feed set aside for a week as "advertises no hub"), and
+    all three are offered again once the hour is over."""
+    s = obeying
+    ids = [_advertising(s, publisher, f"?n={n}") for n in range(3)]
+    publisher.throttle = "3600"
+    counts = await s.service.tick()
+    assert len(publisher.hits) == 1
+    assert counts["subscribed"] == 0
+    assert all(s.store.get_feed(i).status == "ok" for i in ids)  # no health column touched
+    publisher.throttle = None
+    later = datetime.now(UTC) + timedelta(hours=1, minutes=1)
+    s.service.clock = lambda: later
+    counts = await s.service.tick()
+    assert len(publisher.hits) == 4
+    assert counts["subscribed"] == 3
