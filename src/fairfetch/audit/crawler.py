@@ -355,7 +355,10 @@ class _Crawl:
                 continue
             seen_files.add(sm)
             async with self._site_turn():
-                res = await self.fetcher.fetch(sm, check_robots=False)
+                # sitemaps.org allows 50 MB uncompressed: more than a page's cap.
+                res = await self.fetcher.fetch(
+                    sm, check_robots=False, max_bytes=SITEMAP_MAX_BYTES
+                )
             if not res.ok:
                 err: str | None = (
                     f"{res.error_kind}: {res.error_detail}" if res.error_kind else "http"
@@ -760,9 +763,12 @@ def _parse_sitemap(data: bytes) -> tuple[str | None, list[str]]:
     tag = etree.QName(root).localname
     if tag not in ("urlset", "sitemapindex"):
         return None, []
+    # An entry's own <loc> only: the image and video extensions (Yoast lists each page's
+    # images as <image:image><image:loc>) name a page's files, not pages of the site.
+    entry = "url" if tag == "urlset" else "sitemap"
     locs = [
         (el.text or "").strip()
-        for el in root.iter("{*}loc")
+        for el in root.iterfind(f"{{*}}{entry}/{{*}}loc")
         if (el.text or "").strip()
     ]
     return tag, locs

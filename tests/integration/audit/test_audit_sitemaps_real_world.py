@@ -12,7 +12,6 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from aiohttp import web
 
 from fairfetch.audit.crawler import CrawlOptions, crawl_site
@@ -124,10 +123,6 @@ async def test_audit_sitemaps_gzip_bom_plain_type_index_loop_and_other_hosts(
     assert not _rows(out, "SELECT url FROM pages WHERE url LIKE '%elsewhere%'")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="crawler._parse_sitemap reads every {*}loc, image:loc too (lead's file)",
-)
 async def test_audit_sitemap_image_extension_is_no_page_url(tmp_path: Path) -> None:
     """Yoast (WordPress) lists each page's images in its sitemap entries: an <image:loc> is an
     image of the page, not a page of the site."""
@@ -143,10 +138,6 @@ async def test_audit_sitemap_image_extension_is_no_page_url(tmp_path: Path) -> N
     assert _rows(out, "SELECT url_count FROM sitemaps") == [(1,)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="crawler._read_sitemaps fetches with the 10 MiB page cap, not SITEMAP_MAX_BYTES",
-)
 async def test_audit_sitemap_over_the_page_cap_within_50_mb_is_read(tmp_path: Path) -> None:
     """sitemaps.org allows 50 MB uncompressed; a 12 MB one (long URLs, 40,000 of them) is
     a sitemap, not a body too large."""
