@@ -350,19 +350,41 @@ class Crawler:
         """Crawl these feeds now, whatever their schedule (dead ones included: that revives)."""
         started = time.monotonic()
         summary = CrawlSummary()
-        futures = []
+        futures: list[asyncio.Future[FeedResult]] = []
+        found: list[FeedRecord] = []
         for key in keys:
             feed = await asyncio.to_thread(self.store.find_feed, key)
+            summary.due += 1
             if feed is None:
-                summary.due += 1
                 summary.skipped["not found"] += 1
                 continue
-            summary.due += 1
+            found.append(feed)
+        paused = self._paused_for(found)
+        loop = asyncio.get_running_loop()
+        for feed in found:
+            if feed.id in paused:
+                # The publisher asked for a rest: not even queued (it would wait out the pause,
+                # up to a day, and the web request with it). Its schedule is left as it was.
+                done: asyncio.Future[FeedResult] = loop.create_future()
+                done.set_result(FeedResult(feed.id, feed.url, f"skipped:{SKIP_KEY_PAUSED}"))
+                futures.append(done)
+                continue
             futures.append(await self._submit(feed, trigger, keep_ids=True))
         await self._finish(futures, summary, None)
         summary.elapsed = time.monotonic() - started
         self._check_accounting(summary)
         return summary
+
+    def _paused_for(self, feeds: Sequence[FeedRecord]) -> set[int]:
+        """Of these feeds (about to be refreshed), those whose key may not start in this
+        process for DEFER_AFTER or more (a Retry-After, AIMD), as a pass defers its own."""
+        if not feeds:
+            return set()
+        state = self._ensure_started().state
+        mono = time.monotonic()
+        return {
+            f.id for f in feeds if state.startable_at(self._key_for(f)) - mono >= DEFER_AFTER
+        }
 
     async def run_forever(self, stop: asyncio.Event, *, idle: float = 5.0) -> None:
         """Crawl what is due, wait a little, repeat; pause after an outage."""
