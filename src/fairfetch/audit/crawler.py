@@ -71,6 +71,7 @@ class FetcherLike(Protocol):
         url: str,
         *,
         method: str = "GET",
+        max_bytes: int | None = None,
         read_body: bool = True,
         follow_redirects: bool = True,
         check_robots: bool = False,

@@ -47,23 +47,24 @@ def has_noindex(directives: str | None) -> bool:
     Google's own example): the name applies to the directives after it until another is
     named, and directives before any name are for every crawler. Only everyone's and
     googlebot's count here: another crawler's noindex does not keep the page out of search.
-    (Two X-Robots-Tag headers reach us joined by a comma, so an unnamed directive in a second
-    header is read as the first header's agent's, as one header would be.)
+    Two X-Robots-Tag headers reach us a line each (the fetch engine keeps them apart): a name
+    in one does not reach the other.
     ``none`` forbids indexing as a directive, not as the value of one: Google's
     ``max-image-preview:none`` only withholds large image previews.
     """
     if not directives:
         return False
-    ours = True  # no agent named yet: for every crawler
-    for part in directives.lower().replace(";", ",").split(","):
-        words = [w.strip() for w in part.split(":")]
-        if len(words) > 1 and words[0] not in _VALUED:
-            if _AGENT.fullmatch(words[0]) is None:
-                continue  # not "agent: directive" (a date's time after its comma)
-            ours = words[0] in _OUR_AGENTS  # a user-agent prefix: "googlebot: noindex"
-            words = words[1:]
-        if ours and words[0] in ("noindex", "none"):
-            return True
+    for header in directives.lower().split("\n"):
+        ours = True  # no agent named yet in this header: for every crawler
+        for part in header.replace(";", ",").split(","):
+            words = [w.strip() for w in part.split(":")]
+            if len(words) > 1 and words[0] not in _VALUED:
+                if _AGENT.fullmatch(words[0]) is None:
+                    continue  # not "agent: directive" (a date's time after its comma)
+                ours = words[0] in _OUR_AGENTS  # a user-agent prefix: "googlebot: noindex"
+                words = words[1:]
+            if ours and words[0] in ("noindex", "none"):
+                return True
     return False
 
 

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from fairfetch.audit.indexability import indexability, is_html
 from fairfetch.audit.urls import Scope, resolve_link
+from fairfetch.net.link_header import parse_link_header
 
 __all__ = ["THROTTLED", "Built", "Fetched", "PageRowBuilder"]
 
@@ -88,6 +89,9 @@ class PageRowBuilder:
         facts = None
         if status == 200 and is_html(ctype) and f.body:
             facts = self.extract(f.body, url, ctype)
+            link_header = headers.get("link")
+            if link_header:
+                _add_link_header(facts, url, link_header)
         x_robots = headers.get("x-robots-tag")
         canonical = facts.canonicals[0] if facts and facts.canonicals else None
         ok, why = indexability(
@@ -199,7 +203,9 @@ class PageRowBuilder:
             facts.jsonld_invalid if facts else None,
             int("strict-transport-security" in headers),
             int("content-security-policy" in headers or bool(facts and facts.csp_meta)),
-            int(headers.get("x-content-type-options", "").lower() == "nosniff"),
+            # The first value counts, as browsers read it ("nosniff, nosniff" sent twice).
+            int(headers.get("x-content-type-options", "").split(",")[0].strip().lower()
+                == "nosniff"),
             mixed,
             _now(),
             page_id,
@@ -212,3 +218,17 @@ class PageRowBuilder:
                 probes.append((redirect_to, "redirect"))
         out.rows = 1 + len(links) + len(page_images) + len(page_resources)
         return out
+
+
+def _add_link_header(facts: Any, url: str, value: str) -> None:
+    """A canonical and hreflang alternates given in the HTTP ``Link`` header are the page's, as
+    the same ``<link>`` in its head would be (search engines read both): after the head's own,
+    so a page that gives two canonicals is seen to."""
+    for link in parse_link_header(value):
+        target = resolve_link(url, link.target)
+        if target is None:
+            continue
+        if "canonical" in link.rels:
+            facts.canonicals.append(target)
+        elif "alternate" in link.rels and link.params.get("hreflang"):
+            facts.hreflang.append((link.params["hreflang"].strip().lower(), target))

@@ -10,6 +10,8 @@ from urllib.parse import urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
+from fairfetch.net.link_header import parse_link_header
+
 __all__ = [
     "FEED_TYPES",
     "WELL_KNOWN_PATHS",
@@ -144,30 +146,20 @@ def _join(base: str, href: str) -> str | None:
         return None
 
 
-_LINK_VALUE = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,]*(?:=\s*(?:\"[^\"]*\"|[^;,]*))?)*)")
-_PARAM = re.compile(r";\s*([\w*\-]+)\s*(?:=\s*(\"[^\"]*\"|[^;,]*))?")
-
-
 def hub_and_self_from_link_header(value: str, base_url: str | None = None) -> tuple[
         list[str], str | None]:
     """WebSub ``rel="hub"`` URLs and the ``rel="self"`` URL from an HTTP Link header value
     (RFC 8288: several links, several rel values per link, quoted or bare)."""
     hubs: list[str] = []
     self_url: str | None = None
-    if not value:
-        return hubs, self_url
-    for m in _LINK_VALUE.finditer(value):
-        target = m.group(1).strip()
+    for link in parse_link_header(value):
+        target = link.target
         if base_url and target:
             target = _join(base_url, target) or target
-        rels: list[str] = []
-        for pm in _PARAM.finditer(m.group(2)):
-            if pm.group(1).lower() == "rel" and pm.group(2):
-                rels.extend(pm.group(2).strip().strip('"').lower().split())
         if not target:
             continue
-        if "hub" in rels and target not in hubs:
+        if "hub" in link.rels and target not in hubs:
             hubs.append(target)
-        if "self" in rels and self_url is None:
+        if "self" in link.rels and self_url is None:
             self_url = target
     return hubs, self_url

@@ -722,9 +722,18 @@ def _peer_address(resp: aiohttp.ClientResponse) -> str | None:
     return None
 
 
+#: Fields whose repeats are kept a line each rather than joined into one comma list: each
+#: X-Robots-Tag header may name the crawler it is for, and a comma would carry the first
+#: header's crawler into the second ("otherbot: nofollow" + "noindex").
+_LINE_PER_HEADER = frozenset({"x-robots-tag"})
+
+
 def _lower_headers(raw: Any) -> dict[str, str]:
     out: dict[str, str] = {}
     for k, v in raw.items():
         key, v = _latin1(k.lower()), _latin1(v)
-        out[key] = f"{out[key]}, {v}" if key in out else v
+        if key in out:
+            out[key] = f"{out[key]}{chr(10) if key in _LINE_PER_HEADER else ', '}{v}"
+        else:
+            out[key] = v
     return out

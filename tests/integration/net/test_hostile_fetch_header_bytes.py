@@ -6,9 +6,12 @@ read as Latin-1, as RFC 9110 §5.5 says they historically were. Raw bytes on 127
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 
-from .conftest import fetch_raw
+from fairfetch.net.fetch import Fetcher
+
+from .conftest import RawServer, fetch_raw, raw_server
 
 
 def storable(text: str) -> bool:
@@ -49,3 +52,26 @@ async def test_a_latin1_location_that_cannot_be_followed_makes_a_storable_detail
     assert r.error_kind == "redirect"
     assert storable(r.error_detail)
     assert all(storable(v) for v in r.headers.values())
+
+
+async def test_repeated_x_robots_tag_headers_stay_apart(fetcher: Fetcher) -> None:
+    """X-Robots-Tag is no comma list across headers: each may name the crawler it is for
+    (Google: "otherbot: nofollow" in one header, "noindex" for everyone in another). Joined
+    with a comma, as list-valued fields are, the second header's noindex read as otherbot's.
+    Kept a line each; other repeated fields are still joined by commas."""
+
+    async def behaviour(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter, state: RawServer
+    ) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        state.requests += 1
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Robots-Tag: otherbot: nofollow\r\n"
+            b"X-Robots-Tag: noindex\r\nVary: Accept\r\nVary: Cookie\r\nContent-Length: 2\r\n\r\nok"
+        )
+        await writer.drain()
+
+    async with raw_server(behaviour) as srv:
+        res = await fetcher.fetch(srv.url("/", "site.test"))
+    assert res.headers["x-robots-tag"] == "otherbot: nofollow\nnoindex"
+    assert res.headers["vary"] == "Accept, Cookie"

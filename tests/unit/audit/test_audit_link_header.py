@@ -1,13 +1,11 @@
 """A canonical or hreflang alternates given in an HTTP ``Link`` header (Google reads both
 there: the only way for a PDF, common behind CDNs for HTML too) are the page's, as the same
-<link> in its <head> would be. Not read yet: the row builder (pagerows.py, the lead's) reads
-the facts of the HTML only. Strict xfails, so the fix turns them into passes."""
+<link> in its <head> would be. The row builder read the facts of the HTML only (these were
+strict xfails until it read the header)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-
-import pytest
 
 from fairfetch.audit.pagerows import Fetched
 from fairfetch.audit.rules import run_rules
@@ -35,7 +33,6 @@ def _view(tmp_path: Path, link: str):  # type: ignore[no-untyped-def]
         cf.close()
 
 
-@pytest.mark.xfail(strict=True, reason="pagerows.PageRowBuilder.build ignores the Link header")
 def test_audit_canonical_in_a_link_header_is_the_pages(tmp_path: Path) -> None:
     view = _view(tmp_path, f'<{S}/>; rel="canonical"')
     page = view.by_url[S + "/copy"]
@@ -45,7 +42,6 @@ def test_audit_canonical_in_a_link_header_is_the_pages(tmp_path: Path) -> None:
     assert ("canonicalised", S + "/copy") in fired
 
 
-@pytest.mark.xfail(strict=True, reason="pagerows.PageRowBuilder.build ignores the Link header")
 def test_audit_hreflang_in_a_link_header_is_the_pages(tmp_path: Path) -> None:
     view = _view(
         tmp_path, f'<{S}/copy>; rel="alternate"; hreflang="en", <{S}/>; rel="alternate"; '

@@ -100,3 +100,16 @@ def test_audit_x_robots_tag_noindex_for_google_or_everyone_still_counts(directiv
     assert [f.url for f in run_rules(site(page)).findings if f.rule_id == "noindex-header"] == [
         page.url
     ]
+
+
+def test_audit_x_robots_tag_each_header_names_its_own_crawler() -> None:
+    """Two X-Robots-Tag headers: the fetch engine keeps them apart (a line each), and an agent
+    named in the first does not reach the second ("otherbot: nofollow" then "noindex": the
+    page is noindex for every crawler, Google included)."""
+    assert has_noindex("otherbot: nofollow\nnoindex")
+    assert has_noindex("otherbot: nofollow\ngooglebot: noindex")
+    assert not has_noindex("noindex: x\notherbot: noindex")  # not a directive, then another's
+    assert not has_noindex("googlebot: nofollow\notherbot: noindex")
+    page = good_page("/a", x_robots_tag="otherbot: nofollow\nnoindex")
+    found = [f for f in run_rules(site(page)).findings if f.rule_id == "noindex-header"]
+    assert [(f.url, f.detail) for f in found] == [(page.url, "otherbot: nofollow | noindex")]

@@ -27,7 +27,8 @@ def noindex_meta(site: SiteView, t: Thresholds) -> Out:
 def noindex_header(site: SiteView, t: Thresholds) -> Out:
     for p in site.pages:
         if has_noindex(p.x_robots_tag):
-            yield p.url, p.x_robots_tag or ""
+            # Each header of its own, on one line: "otherbot: nofollow | noindex".
+            yield p.url, (p.x_robots_tag or "").replace("\n", " | ")
 
 
 @rule("blocked-by-robots", "indexability", "warning", "Internal URL blocked by robots.txt",
