@@ -66,6 +66,12 @@ def test_audit_bad_input_is_named_and_exit_2(cli: Cli, site: str, tmp_path: Path
     ]:
         assert_clean_error(cli("audit", *args), named)
     assert cli("audit", "crawl", site, "--out", str(out), "--max-pages", "0").exit_code == 2
+    # a directory given as the crawl file: said so, not "exists: pass --resume" (which then
+    # failed too)
+    for extra in ([], ["--resume"]):
+        said = cli("audit", "crawl", site, "--out", str(tmp_path), *extra)
+        assert_clean_error(said, str(tmp_path))
+        assert "is a directory" in said.output
     # the crawl file is untouched by all of that
     assert cli.json("audit", "report", str(out), "--json")["pages"] == 3
     assert junk.read_text() == "not a crawl file"

@@ -791,6 +791,8 @@ async def crawl_site(
     if url is None:
         raise InvalidURLError(start_url, "not an http(s) URL with a host")
     path = Path(out)
+    if path.is_dir():  # noqa: ASYNC240 (one stat before the crawl)
+        raise AuditError(f"{str(path)!r} is a directory: name the crawl file in it")
     created = not path.exists()  # noqa: ASYNC240 (one stat before the crawl)
     if not created and not options.resume:
         raise AuditError(f"{str(path)!r} exists: pass --resume to continue it, or remove it")

@@ -83,6 +83,8 @@ def crawl(
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise InputError(url, "not an http(s) URL with a host")
+    if Path(out).is_dir():
+        raise InputError(str(out), "is a directory: name the crawl file in it (DIR/site.crawl)")
     settings = globals_of(ctx).settings()
     options = CrawlOptions(
         max_pages=max_pages, max_depth=max_depth, registrable_domain=domain, resume=resume,
