@@ -180,6 +180,26 @@ async def test_a_pass_on_a_stale_row_does_not_mark_a_feed_read_meanwhile_dead(
     assert late.skipped == Counter({"crawled meanwhile by another crawler": 1})
 
 
+def _server_noticed_the_death(store: SqlStore, keys: list[str]) -> None:
+    """On PostgreSQL, wait until the server has ended the killed holder's session: it does so
+    when it reads the closed socket, a moment after the kill (on a loaded machine the claim
+    below ran first, and failed). A blocking advisory lock returns exactly then; lock_timeout
+    is a hang guard only. SQLite's record locks go with the process, before wait() returns."""
+    if store.dialect != "postgresql":
+        return
+    import sqlalchemy as sa
+
+    from fairfetch.store.crawl_claims import _ADVISORY_NS, key_slot
+
+    with store.engine.connect() as conn:
+        conn.execute(sa.text("SET LOCAL lock_timeout = '60s'"))
+        for slot in sorted({key_slot(k) for k in keys}):
+            args = {"ns": _ADVISORY_NS, "s": slot}
+            conn.execute(sa.text("SELECT pg_advisory_lock(:ns, :s)"), args)
+            conn.execute(sa.text("SELECT pg_advisory_unlock(:ns, :s)"), args)
+        conn.rollback()
+
+
 _HOLDER = """
 import sys
 from fairfetch.store import SqlStore
@@ -208,6 +228,7 @@ def test_concurrent_key_claims_are_exclusive_and_die_with_their_process(db_url: 
         assert mine.claim(["platform.test", "blog.test", "other.test"]) == {"other.test"}
         holder.kill()
         holder.wait()
+        _server_noticed_the_death(store, ["platform.test", "blog.test"])
         # Its claims went with it: nothing to wait for, no stale row to expire.
         assert mine.claim(["platform.test", "blog.test"]) == {"platform.test", "blog.test"}
         # Two crawlers of one process (two stores on one database) are told apart too.
