@@ -14,6 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from fairfetch.errors import InvalidURLError
 from fairfetch.net.outcome import FetchResult
+from fairfetch.net.retry_after import DEFAULT_RETRY_AFTER
 
 __all__ = [
     "CALLBACK_PATH", "HubAnswer", "callback_url", "request_subscription", "subscription_form",
@@ -61,6 +62,8 @@ class HubAnswer:
     status: int | None
     detail: str
     final_url: str
+    #: The hub throttled us (429, 503 + Retry-After): seconds it asked us to wait (clamped).
+    retry_after: float | None = None
 
 
 async def request_subscription(
@@ -80,6 +83,10 @@ async def request_subscription(
         detail = f"{result.error_kind}: {result.error_detail}".rstrip(": ")
         return HubAnswer(False, result.status, detail, result.final_url)
     status = result.status or 0
+    if result.throttled:
+        wait = result.retry_after or DEFAULT_RETRY_AFTER
+        return HubAnswer(False, status, f"hub answered {status}: throttled, Retry-After "
+                         f"{wait:.0f} s", result.final_url, retry_after=wait)
     lost = next((h for h in result.hops if h.status in _FORM_LOST), None)
     if lost is not None:
         # The Fetcher followed 301/302/303 as a GET, as RFC 9110 lets it: the form reached no

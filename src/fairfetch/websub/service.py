@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 
 from fairfetch.config import Settings
 from fairfetch.errors import FairfetchError
+from fairfetch.net.politeness_keys import politeness_key
 from fairfetch.net.retry_after import DEFAULT_RETRY_AFTER
 from fairfetch.store import SqlStore
 from fairfetch.store import websub_repo as repo
@@ -291,10 +292,20 @@ class WebSubService:
             sub = await self._db(repo.apply_event, self.store, sub.id,
                                  Event.SUBSCRIBE_REQUESTED, started)
         why = await self._unreachable_from(sub.hub_url)
-        if why is None:
-            answer = await request_subscription(self.fetcher, sub.hub_url, form)
-        else:  # a subscription made before public_url moved, or before this check existed
+        hub_key = _key_of(sub.hub_url)
+        held = (await self._pauses({hub_key}, started)).get(hub_key) if hub_key else None
+        if why is not None:  # a subscription made before public_url moved, or before this check
             answer = HubAnswer(False, None, why, sub.hub_url)
+        elif held is not None:  # the hub said Retry-After: that binds every request to it
+            until = started + timedelta(seconds=held)
+            answer = HubAnswer(False, None, f"not asked: the hub's politeness key {hub_key} is "
+                               f"paused (Retry-After) until {until:%Y-%m-%dT%H:%M:%SZ}",
+                               sub.hub_url, retry_after=held)
+        else:
+            answer = await request_subscription(self.fetcher, sub.hub_url, form)
+            if answer.retry_after is not None and hub_key:
+                await self._db(save_key_pauses, self.store, {
+                    hub_key: self.clock() + timedelta(seconds=answer.retry_after)}, self.clock())
         now = self.clock()
         attempts = sub.attempts + 1
         fresh = await self._db(repo.get_subscription, self.store, sub.id)
@@ -311,7 +322,9 @@ class WebSubService:
             if answer.accepted:
                 nxt: datetime | None = now + timedelta(seconds=VERIFY_WAIT)
             else:
-                nxt = now + timedelta(seconds=lease.retry_delay(attempts, rng=self.rng))
+                nxt = _not_before(now + timedelta(seconds=lease.retry_delay(attempts,
+                                                                         rng=self.rng)),
+                                  now, answer)
             if attempts >= MAX_UNSUBSCRIBE_ATTEMPTS:
                 nxt = None
             await self._db(repo.update_subscription, self.store, sub.id, now, attempts=attempts,
@@ -329,7 +342,7 @@ class WebSubService:
                                              attempts=attempts, next_action_at=nxt,
                                              last_error=None)
         delay = timedelta(seconds=lease.retry_delay(attempts, rng=self.rng))
-        nxt = now + delay
+        nxt = _not_before(now + delay, now, answer)
         if sub.state == "active" and sub.lease_expires_at is not None:
             nxt = min(nxt, sub.lease_expires_at)
         log.warning("websub: %s request to %s failed: %s", mode, sub.hub_url, answer.detail)
@@ -561,19 +574,21 @@ class WebSubService:
         """Seconds left on the politeness keys of ``feeds`` the publisher paused (Retry-After)
         for :data:`DEFER_PAUSED_AFTER` or more: as this process's crawler was told, or as any
         process stored it (`run` restarted, a cron pass)."""
+        return await self._pauses({f.politeness_key for f in feeds}, now)
+
+    async def _pauses(self, keys: set[str], now: datetime) -> dict[str, float]:
+        """Seconds left on those of ``keys`` paused for :data:`DEFER_PAUSED_AFTER` or more."""
+        if not keys:
+            return {}
         paused: dict[str, float] = {}
         if self.crawler is not None:
             mono = time.monotonic()  # the dispatcher's clock
             for key, stats in self.crawler.snapshot().items():
-                if stats.paused_until is not None and stats.paused_until > mono:
+                if key in keys and stats.paused_until is not None and stats.paused_until > mono:
                     paused[key] = stats.paused_until - mono
-        if feeds:
-            stored = await self._db(load_key_pauses, self.store,
-                                    {f.politeness_key for f in feeds}, now)
-            for key, until in stored.items():
-                paused[key] = max(paused.get(key, 0.0), (until - now).total_seconds())
-        keys = {f.politeness_key for f in feeds}
-        return {k: v for k, v in paused.items() if k in keys and v >= DEFER_PAUSED_AFTER}
+        for key, until in (await self._db(load_key_pauses, self.store, keys, now)).items():
+            paused[key] = max(paused.get(key, 0.0), (until - now).total_seconds())
+        return {k: v for k, v in paused.items() if v >= DEFER_PAUSED_AFTER}
 
     async def _ping(self, sub_id: int | None, feed_id: int | None, outcome: str, status: int,
                     now: datetime, detail: str = "") -> None:
@@ -740,6 +755,21 @@ class WebSubService:
             finally:
                 waiter.cancel()
                 stopper.cancel()
+
+
+def _key_of(url: str) -> str | None:
+    """The politeness key of a hub URL; None for one nothing could request anyway."""
+    try:
+        return politeness_key(url)
+    except ValueError:
+        return None
+
+
+def _not_before(when: datetime, now: datetime, answer: HubAnswer) -> datetime:
+    """``when``, or later when the hub asked us to wait longer (Retry-After)."""
+    if answer.retry_after is None:
+        return when
+    return max(when, now + timedelta(seconds=answer.retry_after))
 
 
 def _header(headers: Mapping[str, str], name: str) -> str | None:

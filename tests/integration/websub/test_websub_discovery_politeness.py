@@ -71,13 +71,15 @@ async def obeying(tmp_path: Path) -> AsyncIterator[Subscriber]:
         yield sub
 
 
-def _advertising(s: Subscriber, publisher: Publisher, query: str = "") -> int:
+def _advertising(s: Subscriber, publisher: Publisher, query: str = "",
+                 key: str = "127.0.0.1") -> int:
     """The publisher's feed, stored as a crawl made while it was allowed left it: advertising
-    the hub (so the upkeep offers it to its hub)."""
+    the hub (so the upkeep offers it to its hub). ``key``: its politeness key, when it must
+    differ from the hub's (both listen on 127.0.0.1)."""
     from fairfetch.store.tables import feeds
 
     feed, _ = s.store.add_feed(publisher.base + "/feed" + query, now=datetime.now(UTC),
-                               politeness_key="127.0.0.1")
+                               politeness_key=key)
     with s.store.engine.begin() as conn:
         conn.execute(feeds.update().where(feeds.c.id == feed.id).values(
             hub_urls=[publisher.hub], self_url=publisher.base + "/feed", status="ok"))
@@ -134,7 +136,7 @@ async def test_websub_renewal_checks_a_moved_hub_only_once_the_key_reopens(
     obeying: Subscriber, publisher: Publisher, test_hub: TestHub
 ) -> None:
     s = obeying
-    feed_id = _advertising(s, publisher)
+    feed_id = _advertising(s, publisher, key="pub.test")  # the hub's key stays open
     assert (await s.service.subscribe_feed(feed_id)).subscription is not None
     assert (await asyncio.wait_for(test_hub.verifications.get(), WAIT)).status == 200
     assert publisher.hits == ["/feed"]
@@ -146,7 +148,7 @@ async def test_websub_renewal_checks_a_moved_hub_only_once_the_key_reopens(
     sub = repo.latest_for_feed(s.store, feed_id)
     assert sub is not None
     t0 = datetime.now(UTC)
-    save_key_pauses(s.store, {"127.0.0.1": t0 + timedelta(hours=1)}, t0)
+    save_key_pauses(s.store, {"pub.test": t0 + timedelta(hours=1)}, t0)
     repo.update_subscription(s.store, sub.id, t0, next_action_at=t0)
     counts = await s.service.tick()
     assert publisher.hits == ["/feed"]  # no discovery GET on the paused key
