@@ -51,6 +51,7 @@ def feed_state(feed: FeedRecord) -> FeedState:
         redirect_candidate=feed.redirect_candidate,
         redirect_candidate_count=feed.redirect_candidate_count,
         added_at=feed.added_at,
+        newest_entry_at=feed.newest_entry_at,
     )
 
 

@@ -55,6 +55,10 @@ __all__ = [
 ]
 
 
+#: How many of a feed's most recent entry dates its publishing rate is estimated from.
+RECENT_ENTRIES = 20
+
+
 @dataclass(frozen=True)
 class HealthPolicy:
     min_interval: float = 15 * 60.0
@@ -116,6 +120,9 @@ class FeedState:
     redirect_candidate: str | None = None
     redirect_candidate_count: int = 0
     added_at: datetime | None = None
+    #: The latest publication date of any entry stored for the feed (dates the silence a 304
+    #: cannot show).
+    newest_entry_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -192,7 +199,7 @@ def adaptive_interval(
     if hint_seconds is not None and hint_seconds > 0:
         estimate = hint_seconds
     else:
-        times = sorted({t for t in entry_times if t is not None}, reverse=True)[:20]
+        times = sorted({t for t in entry_times if t is not None}, reverse=True)[:RECENT_ENTRIES]
         if len(times) >= 2:
             gaps = [(a - b).total_seconds() for a, b in itertools.pairwise(times)]
             gaps = [g for g in gaps if g > 0]
@@ -269,6 +276,13 @@ def decide(state: FeedState, outcome: Outcome, now: datetime, policy: HealthPoli
             # interval stands as a floor, so a 304's headers alone (a CDN's max-age) never
             # undo a <ttl>, and the jitter never takes the feed under it.
             hint = max(hint or 0.0, state.interval_seconds)
+            newest = state.newest_entry_at
+            if newest is not None and newest <= now:
+                # Nothing new since the newest entry: the silence, spread over a full window of
+                # recent entries, is a floor below what a 200 of the same feed would compute,
+                # so a feed that stopped publishing is read less and less often on 304s too.
+                silence = (now - newest).total_seconds() / (2 * RECENT_ENTRIES)
+                hint = max(hint, silence)
         interval = adaptive_interval(
             outcome.entry_times, hint, state.interval_seconds, policy, now=now
         )

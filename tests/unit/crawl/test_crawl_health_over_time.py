@@ -171,3 +171,31 @@ def test_a_ttl_holds_through_304s(headers_304: dict[str, str]) -> None:
         assert (state.next_crawl_at - at).total_seconds() >= 7200.0 - 1e-6
         at = state.next_crawl_at
     assert state.interval_seconds == 7200.0
+
+
+def test_a_silent_feed_answering_304_is_read_less_and_less_often() -> None:
+    """The common case of a feed that stopped publishing: its server supports conditional GET,
+    so every crawl is a 304 and no entry dates come with it. The interval stayed at the old
+    rhythm (every 30 minutes) for ever; the newest entry the store has seen dates the silence,
+    and at least the silence spread over a full window of recent entries (20) is the floor."""
+    state = FeedState(
+        url="https://quiet304.example/feed",
+        status="ok",
+        interval_seconds=1800.0,
+        newest_entry_at=NOW - timedelta(days=365),
+    )
+    state, fetches = crawl_until(state, Outcome("not_modified", http_status=304), NOW, NOW + MONTH)
+    assert state.interval_seconds == POLICY.max_interval
+    assert fetches <= 34  # about one a day (jitter ±10 %), not 1,440
+
+
+def test_a_304_just_after_an_entry_keeps_the_rhythm() -> None:
+    for newest in (NOW - timedelta(minutes=10), NOW + timedelta(days=30), None):
+        state = FeedState(
+            url="https://busy304.example/feed",
+            status="ok",
+            interval_seconds=1800.0,
+            newest_entry_at=newest,
+        )
+        d = decide(state, Outcome("not_modified", http_status=304), NOW, POLICY)
+        assert d.changes["interval_seconds"] == 1800.0, newest

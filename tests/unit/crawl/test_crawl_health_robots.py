@@ -141,6 +141,7 @@ def test_feed_state_carries_added_at() -> None:
         redirect_candidate = None
         redirect_candidate_count = 0
         added_at = NOW
+        newest_entry_at = None
 
     assert feed_state(Row()).added_at == NOW  # type: ignore[arg-type]
 
