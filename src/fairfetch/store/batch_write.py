@@ -30,6 +30,7 @@ from fairfetch.store.tables import (
     redirects,
 )
 from fairfetch.store.types import UTCDateTime, bindable_text
+from fairfetch.store.upserts import CONFLICT_DIALECTS, conflict_insert
 
 _CHUNK = 400  # bound IN (...) lists; PostgreSQL plans very long ones badly
 
@@ -371,14 +372,9 @@ def _insert_entries_returning(dialect: str) -> Any:
     """INSERT … ON CONFLICT (feed_id, entry_id) DO NOTHING RETURNING id, feed_id: two writers
     (the web process crawling on a WebSub ping and `run` polling, or two workers) may both
     find an entry missing and both insert it."""
-    from sqlalchemy.dialects import postgresql, sqlite
-
-    if dialect == "postgresql":
-        stmt: Any = postgresql.insert(entries)
-    elif dialect == "sqlite":
-        stmt = sqlite.insert(entries)
-    else:
+    if dialect not in CONFLICT_DIALECTS:
         return _INSERT_ENTRY_RETURNING
+    stmt = conflict_insert(entries, dialect)
     return stmt.on_conflict_do_nothing(index_elements=["feed_id", "entry_id"]).returning(
         entries.c.id, entries.c.feed_id
     )

@@ -27,6 +27,7 @@ from fairfetch.store.tables_notify import (
     notify_readers,
     notify_subscriptions,
 )
+from fairfetch.store.upserts import CONFLICT_DIALECTS, conflict_insert
 
 _CHUNK = 400
 
@@ -83,17 +84,11 @@ def _insert_unless_keyed(conn: sa.Connection) -> Any:
     """INSERT into the outbox that skips a row whose dedupe key another writer stored first
     (waiting for it to commit or roll back, on PostgreSQL)."""
     dialect = conn.dialect.name
-    if dialect == "postgresql":
-        from sqlalchemy.dialects import postgresql
-
-        return postgresql.insert(notify_outbox).on_conflict_do_nothing(
-            index_elements=["dedupe_key"]
-        )
-    if dialect == "sqlite":
-        from sqlalchemy.dialects import sqlite
-
-        return sqlite.insert(notify_outbox).on_conflict_do_nothing(index_elements=["dedupe_key"])
-    return notify_outbox.insert()
+    if dialect not in CONFLICT_DIALECTS:
+        return notify_outbox.insert()
+    return conflict_insert(notify_outbox, dialect).on_conflict_do_nothing(
+        index_elements=["dedupe_key"]
+    )
 
 
 def _news_entries(

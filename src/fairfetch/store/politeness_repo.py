@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from fairfetch.store.refusals import refused
 from fairfetch.store.sql import SqlStore
 from fairfetch.store.tables_politeness import politeness_keys
+from fairfetch.store.upserts import conflict_insert
 
 __all__ = ["load_key_pauses", "save_key_pauses"]
 
@@ -35,14 +36,7 @@ def save_key_pauses(store: SqlStore, pauses: Mapping[str, datetime], now: dateti
 
 
 def _upsert(dialect: str) -> Any:
-    if dialect == "postgresql":
-        from sqlalchemy.dialects import postgresql
-
-        stmt: Any = postgresql.insert(politeness_keys)
-    else:
-        from sqlalchemy.dialects import sqlite
-
-        stmt = sqlite.insert(politeness_keys)
+    stmt = conflict_insert(politeness_keys, dialect)
     return stmt.on_conflict_do_update(
         index_elements=[politeness_keys.c.key],
         set_={"next_allowed_at": stmt.excluded.next_allowed_at},

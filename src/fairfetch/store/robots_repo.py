@@ -17,6 +17,7 @@ from fairfetch.net.robots import RobotsCopy
 from fairfetch.store.refusals import refused
 from fairfetch.store.sql import SqlStore
 from fairfetch.store.tables_robots import robots_txt
+from fairfetch.store.upserts import conflict_insert
 
 __all__ = ["load_robots", "load_robots_many", "prune_robots", "save_robots"]
 
@@ -78,14 +79,7 @@ def _upsert(dialect: str) -> Any:
     host): replaced by DELETE then INSERT, the second saver's INSERT broke the primary key once
     the first committed, and its whole save (every origin in it) failed. Compared on
     ``fetched_at``, a copy fetched earlier and saved later never replaces a newer one."""
-    if dialect == "postgresql":
-        from sqlalchemy.dialects import postgresql
-
-        stmt: Any = postgresql.insert(robots_txt)
-    else:
-        from sqlalchemy.dialects import sqlite
-
-        stmt = sqlite.insert(robots_txt)
+    stmt = conflict_insert(robots_txt, dialect)
     new = stmt.excluded
     return stmt.on_conflict_do_update(
         index_elements=[robots_txt.c.origin],
