@@ -50,8 +50,11 @@ def _check_pg_ctype(engine: sa.Engine, url: str) -> None:
     masked = sa.make_url(url).render_as_string(hide_password=True)
     if masked in _CTYPE_WARNED:
         return
-    with engine.connect() as conn:
-        ctype = str(conn.exec_driver_sql("SHOW lc_ctype").scalar() or "")
+    try:
+        with engine.connect() as conn:
+            ctype = str(conn.exec_driver_sql("SHOW lc_ctype").scalar() or "")
+    except sa.exc.DBAPIError:
+        return  # gone again: the next operation says so, naming what it was doing
     if ctype.upper() in ("C", "POSIX"):
         _CTYPE_WARNED.add(masked)
         log.warning(
@@ -74,8 +77,8 @@ class SqlStore:
             except sa.exc.DatabaseError as exc:  # OperationalError, and "file is not a database"
                 masked = sa.make_url(url).render_as_string(hide_password=True)
                 raise StoreError(f"database {masked!r}: cannot open ({db_reason(exc)})") from exc
-        if self.engine.dialect.name == "postgresql":
-            _check_pg_ctype(self.engine, url)
+            if self.engine.dialect.name == "postgresql":
+                _check_pg_ctype(self.engine, url)  # after a migration: the server answers
 
     @property
     def dialect(self) -> str:
