@@ -10,13 +10,14 @@ URL, not the URL fetched (redirects, tracking parameters and aliases all differ 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
 from lxml import etree
 from selectolax.lexbor import LexborHTMLParser
+
+from fairfetch.net.link_header import parse_link_header as _parse_link_header
 
 __all__ = ["Discovery", "discover", "parse_link_header"]
 
@@ -45,32 +46,11 @@ class Discovery:
 
 NOTHING = Discovery((), None, None)
 
-# One link-value: <uri-reference> *( ";" link-param ). Quoted strings may hold ";" and ",".
-_QUOTED = r'"(?:[^"\\]|\\.)*"'
-_LINK_RE = re.compile(
-    r"<([^>]*)>((?:\s*;\s*[^;,\"=\s]+\s*(?:=\s*(?:" + _QUOTED + r"|[^;,\s]*))?)*)"
-)
-_PARAM_RE = re.compile(r";\s*([^;,\"=\s]+)\s*(?:=\s*(\"(?:[^\"\\]|\\.)*\"|[^;,\s]*))?")
-
-
 def parse_link_header(values: str | Iterable[str]) -> list[tuple[str, frozenset[str]]]:
     """``Link`` header value(s) -> [(uri, rel tokens)], rel tokens lower-cased (RFC 8288)."""
     if isinstance(values, str):
         values = [values]
-    out: list[tuple[str, frozenset[str]]] = []
-    for value in values:
-        for m in _LINK_RE.finditer(value):
-            uri, params = m.group(1).strip(), m.group(2)
-            rels: set[str] = set()
-            for pm in _PARAM_RE.finditer(params):
-                if pm.group(1).lower() != "rel" or pm.group(2) is None:
-                    continue
-                raw = pm.group(2)
-                if raw.startswith('"'):
-                    raw = raw[1:-1].replace('\\"', '"')
-                rels.update(t.lower() for t in raw.split())
-            out.append((uri, frozenset(rels)))
-    return out
+    return [(link.target, link.rels) for value in values for link in _parse_link_header(value)]
 
 
 def _pick(links: Iterable[tuple[str, frozenset[str]]], base: str) -> tuple[list[str], list[str]]:
