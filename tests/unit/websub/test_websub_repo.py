@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from fairfetch.store import SqlStore, open_store
 from fairfetch.store import websub_repo as repo
 from fairfetch.store.tables import feeds
+from fairfetch.store.tables_websub import websub_deliveries
 from fairfetch.websub.state import Event, InvalidTransition
 from fairfetch.websub.status import websub_stats, websub_summary
 
@@ -167,3 +168,52 @@ def test_websub_repo_tables_match_migration(store: SqlStore) -> None:
     cols = {c["name"] for c in insp.get_columns("websub_subscriptions")}
     from fairfetch.store.tables_websub import websub_subscriptions
     assert cols == {c.name for c in websub_subscriptions.columns}
+
+
+def test_websub_repo_done_delivery_drops_its_body(store: SqlStore) -> None:
+    """A fat ping's body (up to 10 MB) is read once, by the processor; kept after that, every
+    push grew the database for ever. A done delivery keeps its record, not its body; a failed
+    one keeps the body, for the operator to look at why."""
+    fid = _feed(store, "http://pub.test/f")
+    sub = _sub(store, fid)
+    done, failed = (repo.enqueue_delivery(store, sub, b"x" * 5000, "text/xml", T0) for _ in "ab")
+    repo.finish_deliveries(store, [done], T0, status="done")
+    repo.finish_deliveries(store, [failed], T0, status="failed", error="not a feed")
+    with store.engine.connect() as conn:
+        sizes = dict(conn.execute(
+            sa.select(websub_deliveries.c.id, sa.func.length(websub_deliveries.c.body))
+        ).all())  # fmt: skip
+    assert sizes == {done: 0, failed: 5000}
+    assert repo.delivery_counts(store) == {"done": 1, "failed": 1}
+
+
+def test_websub_repo_migration_empties_bodies_of_deliveries_done_before(db_url: str) -> None:
+    """A store written before 0009 holds every done delivery's body: the migration empties
+    them (bytes on both backends) and leaves queued and failed ones as they were."""
+    from alembic import command
+
+    from fairfetch.store.engine import create_engine
+    from fairfetch.store.migrate import _config
+
+    store = open_store(db_url)
+    fid = _feed(store, "http://pub.test/f")
+    sub = _sub(store, fid)
+    ids = [repo.enqueue_delivery(store, sub, b"x" * 300, "text/xml", T0) for _ in "abc"]
+    with store.engine.begin() as conn:  # as an earlier fairfetch left them
+        for i, status in zip(ids, ("done", "failed", "queued"), strict=True):
+            conn.execute(websub_deliveries.update().where(websub_deliveries.c.id == i)
+                         .values(status=status, body=b"x" * 300))  # fmt: skip
+    store.close()
+    engine = create_engine(db_url)
+    with engine.begin() as conn:
+        command.downgrade(_config(conn), "0009_websub_done_bodies-1")
+        command.upgrade(_config(conn), "heads")
+    engine.dispose()
+    store = open_store(db_url)
+    try:
+        with store.engine.connect() as conn:
+            bodies = dict(conn.execute(sa.select(websub_deliveries.c.id,
+                                                 websub_deliveries.c.body)).all())  # fmt: skip
+        assert bodies == {ids[0]: b"", ids[1]: b"x" * 300, ids[2]: b"x" * 300}
+    finally:
+        store.close()
