@@ -65,6 +65,10 @@ def _check_pg_ctype(engine: sa.Engine, url: str) -> None:
         )
 
 
+#: The ids a row can have (``feeds.id`` is a 32-bit INTEGER on PostgreSQL).
+_ID_MIN, _ID_MAX = -(2**31), 2**31 - 1
+
+
 class SqlStore:
     """The store on SQLite (WAL) or PostgreSQL; schema migrated on open."""
 
@@ -129,6 +133,8 @@ class SqlStore:
 
     def _find(self, conn: sa.Connection, key: str | int) -> FeedRecord | None:
         if isinstance(key, int):
+            if not _ID_MIN <= key <= _ID_MAX:
+                return None  # no row has it: not the database's "integer out of range"
             row = conn.execute(sa.select(feeds).where(feeds.c.id == key)).mappings().first()
         else:
             row = conn.execute(sa.select(feeds).where(feeds.c.url == key)).mappings().first()

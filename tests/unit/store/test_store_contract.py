@@ -378,3 +378,12 @@ def test_a_result_for_a_feed_deleted_meanwhile_fails_no_batch(store: SqlStore) -
     assert store.find_feed(gone.id) is None
     assert store.get_feed(kept.id).entry_count == 1
     assert store.count_entries() == 1
+
+
+def test_feed_ids_past_the_column_range_are_not_found(store: SqlStore) -> None:
+    """An id no row can have (past PostgreSQL's 32-bit INTEGER) is "not found", as on SQLite,
+    not the database's "integer out of range" (`websub renew 2147483648`)."""
+    for key in (2**31, -(2**31) - 1, 10**30):
+        with pytest.raises(NotFoundError):
+            store.get_feed(key)
+        assert store.find_feed(key) is None
