@@ -206,6 +206,30 @@ class SqlStore:
             ),
         )
 
+    def _oldest_due(
+        self, conn: sa.Connection, now: datetime, dead_probe_interval: float
+    ) -> datetime | None:
+        """When the longest-waiting of the feeds ``count_due`` counts fell due: a dead feed's
+        probe falls due ``dead_probe_interval`` after its last fetch, or, deferred (its key was
+        paused), when the pause ended (its ``next_crawl_at``)."""
+        probe = timedelta(seconds=dead_probe_interval)
+        due_dead = sa.and_(feeds.c.status == "dead", self._due_clause(now, dead_probe_interval))
+        alive, deferred, undeferred = conn.execute(
+            sa.select(
+                sa.select(sa.func.min(feeds.c.next_crawl_at))
+                .where(feeds.c.status != "dead", feeds.c.next_crawl_at <= now)
+                .scalar_subquery(),
+                sa.select(sa.func.min(feeds.c.next_crawl_at))
+                .where(due_dead, feeds.c.next_crawl_at.is_not(None))
+                .scalar_subquery(),
+                sa.select(sa.func.min(feeds.c.last_fetched_at))
+                .where(due_dead, feeds.c.next_crawl_at.is_(None))
+                .scalar_subquery(),
+            )
+        ).one()
+        found = [t for t in (alive, deferred, undeferred and undeferred + probe) if t]
+        return min(found) if found else None
+
     @refused("counting due feeds")
     def count_due(self, now: datetime, *, dead_probe_interval: float) -> int:
         q = sa.select(sa.func.count()).where(self._due_clause(now, dead_probe_interval))
@@ -462,11 +486,7 @@ class SqlStore:
                     sa.func.coalesce(sa.func.sum(crawls.c.bytes), 0),
                 ).where(crawls.c.at >= day)
             ).one()
-            oldest_due = conn.execute(
-                sa.select(sa.func.min(feeds.c.next_crawl_at)).where(
-                    feeds.c.status != "dead", feeds.c.next_crawl_at <= now
-                )
-            ).scalar_one()
+            oldest_due = self._oldest_due(conn, now, dead_probe_interval)
             next_hour = conn.execute(
                 sa.select(sa.func.count()).where(
                     feeds.c.status != "dead",

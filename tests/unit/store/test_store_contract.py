@@ -387,3 +387,27 @@ def test_feed_ids_past_the_column_range_are_not_found(store: SqlStore) -> None:
         with pytest.raises(NotFoundError):
             store.get_feed(key)
         assert store.find_feed(key) is None
+
+
+def test_stats_oldest_due_counts_the_feeds_due_counts(store: SqlStore) -> None:
+    """"Oldest overdue" is over the feeds "due now" counts: a dead feed due for its monthly
+    probe was counted as due but left out of the oldest, which then named a younger one."""
+    month = 30 * 86400.0
+    alive, _ = store.add_feed("https://a.example/feed", now=NOW, politeness_key="a.example")
+    dead, _ = store.add_feed("https://b.example/feed", now=NOW, politeness_key="b.example")
+    _write(store, alive.id, feed_changes={"next_crawl_at": NOW - timedelta(hours=1)})
+    _write(store, dead.id, feed_changes={
+        "status": "dead", "next_crawl_at": None, "last_fetched_at": NOW - timedelta(days=40),
+    })  # fmt: skip
+    s = store.stats(NOW, dead_probe_interval=month)
+    assert s["queue"]["due"] == 2
+    assert s["queue"]["oldest_due_at"] == NOW - timedelta(days=10)  # its probe fell due then
+    # A probe deferred (its key paused) is due since the pause ended.
+    deferred, _ = store.add_feed("https://c.example/feed", now=NOW, politeness_key="c.example")
+    _write(store, deferred.id, feed_changes={
+        "status": "dead", "next_crawl_at": NOW - timedelta(days=20),
+        "last_fetched_at": NOW - timedelta(days=60),
+    })  # fmt: skip
+    s = store.stats(NOW, dead_probe_interval=month)
+    assert s["queue"]["due"] == 3
+    assert s["queue"]["oldest_due_at"] == NOW - timedelta(days=20)
