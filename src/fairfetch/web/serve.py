@@ -56,9 +56,13 @@ async def serve(
     host: str,
     port: int,
     on_started: Callable[[str], None] | None = None,
+    websub: Any = None,
 ) -> None:
-    """Serve the directory until ``stop`` is set; ``on_started(url)`` once it listens."""
+    """Serve the directory until ``stop`` is set; ``on_started(url)`` once it listens.
+    ``websub``: the WebSubService the push callback shares with the upkeep (under ``run``)."""
     app = create_app(settings, store, crawler)
+    if websub is not None:
+        app.state.websub = websub
     config = uvicorn.Config(
         app,
         host=host,
@@ -133,20 +137,23 @@ async def run_all(
     service that looks alive is worse than one that stopped.
     """
     from fairfetch.crawl import Crawler
+    from fairfetch.websub.service import WebSubService
+    from fairfetch.websub.service import run_forever as websub_forever
 
     crawler = Crawler(store, settings)
+    # One WebSub service for the push callback and the upkeep (subscribe feeds that advertise
+    # a hub, renew leases, unsubscribe removed or dead feeds, process queued pings through
+    # this process's crawler): one delivery processor, one set of politeness slots.
+    websub = WebSubService(store, settings, crawler=crawler)
     parts: list[Awaitable[None]] = [
         crawler.run_forever(stop),
-        serve(settings, store, crawler, stop, host=host, port=port, on_started=on_started),
-    ]
+        serve(settings, store, crawler, stop, host=host, port=port, on_started=on_started,
+              websub=websub),
+    ]  # fmt: skip
     notify = _notifier()
     if notify is not None:
         parts.append(notify(store, settings, stop))
-    # WebSub upkeep: subscribe feeds that advertise a hub, renew leases, unsubscribe removed or
-    # dead feeds, and process queued pings through this process's crawler (its politeness).
-    from fairfetch.websub.service import run_forever as websub_forever
-
-    parts.append(websub_forever(store, settings, stop, crawler=crawler))
+    parts.append(websub_forever(store, settings, stop, service=websub))
     tasks = [asyncio.ensure_future(p) for p in parts]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)

@@ -11,7 +11,9 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
+from fairfetch.config import Settings
 from fairfetch.crawl import utcnow
 from fairfetch.net.politeness import politeness_key
 from fairfetch.store import hooks, open_store
@@ -97,3 +99,39 @@ async def test_web_run_crawls_and_serves_in_one_loop(tmp_path: Path) -> None:
             hooks.unregister_new_entries_hook(on_entries)
             store.close()
         assert task.exception() is None
+
+
+async def test_web_run_shares_one_websub_service_with_its_upkeep(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under `run`, the push callback and the WebSub upkeep share one service (one delivery
+    processor, the crawler's politeness), as docs/websub.md's Wiring says: the router built a
+    second one at the first callback, so two processors worked one queue."""
+    from fairfetch.websub import service as websub_service
+
+    made: list[object] = []
+    real_init = websub_service.WebSubService.__init__
+
+    def counting_init(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        made.append(self)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(websub_service.WebSubService, "__init__", counting_init)
+    store = open_store(f"sqlite:///{tmp_path}/run.db")
+    settings = Settings(db=store.url, admin_token=TOKEN)
+    stop = asyncio.Event()
+    started: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    task = asyncio.create_task(
+        run_all(settings, store, stop, host="127.0.0.1", port=0, on_started=started.set_result)
+    )
+    try:
+        url = await asyncio.wait_for(started, 30)
+        async with httpx.AsyncClient(base_url=url) as client:
+            # A verification for a token we never gave: refused, through the service.
+            r = await client.get("/websub/callback/unknown", params={"hub.mode": "subscribe"})
+            assert r.status_code == 404
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 60)
+        store.close()
+    assert len(made) == 1
