@@ -60,7 +60,7 @@ from fairfetch.net.politeness import (
 )
 from fairfetch.store import CrawlWrite, FeedRecord, SqlStore
 from fairfetch.store.crawl_claims import KeyClaims
-from fairfetch.store.politeness_repo import load_key_pauses, save_key_pauses
+from fairfetch.store.politeness_repo import current_key_pauses, save_key_pauses
 
 log = logging.getLogger("fairfetch.crawl")
 
@@ -153,6 +153,8 @@ class Crawler:
         #: The latest Retry-After end this process stored per key (one write per new pause,
         #: not per throttled request of a storm).
         self._pauses_saved: dict[str, datetime] = {}
+        #: The keys told to wait (by any process) when the running pass began.
+        self._stored_pauses: dict[str, datetime] = {}
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -246,6 +248,9 @@ class Crawler:
         # One set of claims a pass, closed with it: its connection (PostgreSQL) is the pool's,
         # so a database restarted between passes costs one failed pass, not every later one.
         claims = self._claims = await asyncio.to_thread(KeyClaims, self.store)
+        # Read once a pass: a key this pass claims is crawled by no other pass meanwhile, so
+        # no other crawl stores a new pause on it until the pass ends.
+        self._stored_pauses = await asyncio.to_thread(current_key_pauses, self.store, now)
         try:
             for feed in self._stream_due(now, due):
                 page.append(feed)
@@ -290,7 +295,8 @@ class Crawler:
             at = self.clock()
             paused = {
                 key: (until - at).total_seconds()
-                for key, until in (load_key_pauses(self.store, held, at) if held else {}).items()
+                for key, until in self._stored_pauses.items()
+                if key in held and until > at
             }
             by_when: dict[datetime, list[int]] = {}
             for f in due.values():

@@ -17,7 +17,7 @@ from fairfetch.store.sql import SqlStore
 from fairfetch.store.tables_politeness import politeness_keys
 from fairfetch.store.upserts import conflict_insert
 
-__all__ = ["load_key_pauses", "save_key_pauses"]
+__all__ = ["current_key_pauses", "load_key_pauses", "save_key_pauses"]
 
 _CHUNK = 400
 
@@ -59,3 +59,13 @@ def load_key_pauses(store: SqlStore, keys: Iterable[str], now: datetime) -> dict
             )
             found.update((r.key, r.next_allowed_at) for r in rows)
     return found
+
+
+@refused("reading politeness keys' pauses")
+def current_key_pauses(store: SqlStore, now: datetime) -> dict[str, datetime]:
+    """Every key closed at ``now``, and until when: a crawl pass reads them once (the table
+    holds only keys told to wait, a handful) instead of a lookup per page of due feeds."""
+    c = politeness_keys.c
+    with store.engine.connect() as conn:
+        rows = conn.execute(sa.select(c.key, c.next_allowed_at).where(c.next_allowed_at > now))
+        return {r.key: r.next_allowed_at for r in rows}

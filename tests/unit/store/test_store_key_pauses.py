@@ -45,3 +45,17 @@ def test_store_key_pauses_many_keys_in_one_read(db_url: str) -> None:
         assert load_key_pauses(store, [*ends, "other.test"], T0) == ends
     finally:
         store.close()
+
+
+def test_store_current_key_pauses_are_the_keys_closed_now(db_url: str) -> None:
+    from fairfetch.store.politeness_repo import current_key_pauses
+
+    store = open_store(db_url)
+    try:
+        hour, minute = T0 + timedelta(hours=1), T0 + timedelta(minutes=1)
+        save_key_pauses(store, {"a.test": hour, "b.test": minute}, T0)
+        assert current_key_pauses(store, T0) == {"a.test": hour, "b.test": minute}
+        assert current_key_pauses(store, minute) == {"a.test": hour}
+        assert current_key_pauses(store, hour) == {}
+    finally:
+        store.close()
