@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,7 +20,12 @@ def test_web_query_words_keeps_letters_and_digits_only() -> None:
 @given(st.text())
 def test_web_query_builders_only_quote_words(text: str) -> None:
     words = query_words(text)
-    assert all(w and all(c.isalnum() for c in w) for w in words)
+    # A word is letters and digits, and the combining marks that belong to them (a Thai tone
+    # mark, a Devanagari vowel sign): it starts with a letter or digit; no mark is an operator.
+    assert all(
+        w and w[0].isalnum() and all(c.isalnum() or unicodedata.category(c)[0] == "M" for c in w)
+        for w in words
+    )
     fts = fts5_query(words)
     assert fts.count('"') == 2 * len(words)
     ts = tsquery(words)
