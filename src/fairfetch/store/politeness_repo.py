@@ -1,7 +1,8 @@
 """SQL of the politeness keys' pauses (``tables_politeness``): a Retry-After for every process.
 
-Written when a key is told to wait (rare: throttles), read once per page of due feeds a pass
-claims (a lookup on the primary key for the few hundred keys of a page).
+Written when a key is told to wait (rare: throttles); read whole, since it holds only the keys
+closed now (a save forgets those whose pause is over): once when a crawl pass begins, and by the
+WebSub service for the keys of the feeds a ping names.
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ from fairfetch.store.tables_politeness import politeness_keys
 from fairfetch.store.upserts import conflict_insert
 
 __all__ = ["current_key_pauses", "load_key_pauses", "save_key_pauses"]
-
-_CHUNK = 400
 
 
 @refused("saving politeness keys' pauses")
@@ -44,21 +43,10 @@ def _upsert(dialect: str) -> Any:
     )
 
 
-@refused("reading politeness keys' pauses")
 def load_key_pauses(store: SqlStore, keys: Iterable[str], now: datetime) -> dict[str, datetime]:
     """The keys among ``keys`` that are closed at ``now``, and until when."""
-    wanted = sorted(set(keys))
-    c = politeness_keys.c
-    found: dict[str, datetime] = {}
-    with store.engine.connect() as conn:
-        for start in range(0, len(wanted), _CHUNK):
-            rows = conn.execute(
-                sa.select(c.key, c.next_allowed_at).where(
-                    c.key.in_(wanted[start : start + _CHUNK]), c.next_allowed_at > now
-                )
-            )
-            found.update((r.key, r.next_allowed_at) for r in rows)
-    return found
+    wanted = set(keys)
+    return {k: t for k, t in current_key_pauses(store, now).items() if k in wanted}
 
 
 @refused("reading politeness keys' pauses")
