@@ -52,13 +52,11 @@ _SUMMARY = (
     feeds.c.added_at,
 )
 
-#: Words we search for: letters and digits, with the combining marks that belong to them (a
-#: Thai tone mark, a Devanagari vowel sign or virama: ``\w`` counts none of them, and split
-#: "ข่าว" into "ข" and "าว"), so the query languages of FTS5 and tsquery never see an operator
-#: that came from a user. A mark with no letter before it starts no word.
-
-
 def _words(q: str) -> list[str]:
+    r"""The words we search for: letters and digits, with the combining marks that belong to
+    them (a Thai tone mark, a Devanagari vowel sign or virama: ``\w`` counts none of them, and
+    split "ข่าว" into "ข" and "าว"), so the query languages of FTS5 and tsquery never see an
+    operator that came from a user. A mark with no letter before it starts no word."""
     out: list[str] = []
     start = -1
     for i, ch in enumerate(q):
@@ -71,6 +69,8 @@ def _words(q: str) -> list[str]:
     if start >= 0:
         out.append(q[start:])
     return out
+
+
 #: Each word is one more index probe (and, on PostgreSQL, one more author subquery).
 MAX_QUERY_WORDS = 8
 
