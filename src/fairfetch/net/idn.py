@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import idna
 
-__all__ = ["idna_host"]
+__all__ = ["idna2008", "idna_host"]
+
+
+def idna2008(domain: str) -> str:
+    """A domain's ASCII form by IDNA 2008 (UTS 46 mapping, non-transitional), as mail and web
+    software use today. Raises UnicodeError (``idna.IDNAError`` is one) when it has none: for
+    a mail domain there is no other form to fall back on."""
+    return idna.encode(domain, uts46=True).decode("ascii")
 
 
 def idna_host(host: str) -> str:
@@ -13,6 +20,6 @@ def idna_host(host: str) -> str:
     "strasse.de", another domain; it is the fallback only for names IDNA 2008 refuses (as in
     yarl). Raises UnicodeError when neither has an ASCII form."""
     try:
-        return idna.encode(host, uts46=True).decode("ascii")
+        return idna2008(host)
     except UnicodeError:
         return host.encode("idna").decode("ascii")

@@ -26,11 +26,12 @@ from io import BytesIO
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-import idna
 import nh3
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
+
+from fairfetch.net.idn import idna2008
 
 __all__ = [
     "Links", "Rendered", "as_bytes", "html_to_text", "message_id", "sanitise", "to_email",
@@ -133,17 +134,9 @@ class Links:
         """In ASCII (IDNA): it names the List-Id, which is no place for UTF-8."""
         host = (urlsplit(self.base).hostname or "localhost").lower()
         try:
-            return host if host.isascii() else _idna(host)
+            return host if host.isascii() else idna2008(host)
         except UnicodeError:
             return "localhost"
-
-
-def _idna(domain: str) -> str:
-    """A domain's ASCII form by IDNA 2008 (UTS 46 mapping, non-transitional), as mail and web
-    software use today: Python's "idna" codec is IDNA 2003, which maps "straße.de" to
-    "strasse.de" — another domain, another owner. Raises UnicodeError (idna.IDNAError is
-    one) when the name has no ASCII form."""
-    return idna.encode(domain, uts46=True).decode("ascii")
 
 
 def message_id(local: str, mail_from: str) -> str:
@@ -152,7 +145,7 @@ def message_id(local: str, mail_from: str) -> str:
     domain = parseaddr(mail_from)[1].rpartition("@")[2] or "fairfetch.localhost"
     if not domain.isascii():
         try:
-            domain = _idna(domain)
+            domain = idna2008(domain)
         except UnicodeError:
             domain = "fairfetch.localhost"
     return f"<{local}@{domain}>"
@@ -244,7 +237,7 @@ def wire_address(addr: str) -> str:
     if not at or not local.isascii():
         return addr
     try:
-        return f"{local}@{_idna(domain)}"
+        return f"{local}@{idna2008(domain)}"
     except UnicodeError:
         return addr
 

@@ -15,7 +15,7 @@ from email.utils import getaddresses
 
 from fairfetch.crawl.urls import normalize_feed_url
 from fairfetch.errors import InputError, NotFoundError
-from fairfetch.net.idn import idna_host
+from fairfetch.net.idn import idna2008
 from fairfetch.net.politeness import politeness_key
 from fairfetch.notify.filters import parse_categories
 from fairfetch.notify.schedule import MODES, parse_weekday, zone
@@ -66,7 +66,7 @@ def _undeliverable(local: str, domain: str) -> str | None:
     ):
         return "a dot at the start or end of the part before @, or two in a row"
     try:
-        host = idna_host(domain).lower()
+        host = idna2008(domain).lower()  # the form the mail goes to: no IDNA 2003 stand-in
     except UnicodeError:
         return "the domain is no host name"
     if len(host) > 253:
