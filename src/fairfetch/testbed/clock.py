@@ -8,6 +8,7 @@ clock as well, so a long-running demo sees feeds publish on their own.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -50,7 +51,12 @@ class TestbedClock:
         return datetime.fromtimestamp(self.now(), UTC)
 
     def advance(self, seconds: float) -> float:
-        """Move time forward (never backward: publishers do not un-publish); returns the new now."""
+        """Move time forward (never backward: publishers do not un-publish); returns the new now.
+
+        NaN or infinity is refused: once in the offset, every later ``now()`` is NaN and no feed
+        can say how many entries it has.
+        """
+        seconds = _finite(seconds)
         if seconds < 0:
             raise ValueError("the testbed clock only moves forward")
         with self._lock:
@@ -59,7 +65,15 @@ class TestbedClock:
 
     def set(self, when: float) -> float:
         """Jump to ``when`` (epoch seconds), which must not be in the testbed's past."""
+        when = _finite(when)
         current = self.now()
         if when < current:
             raise ValueError("the testbed clock only moves forward")
         return self.advance(when - current)
+
+
+def _finite(value: float) -> float:
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"the testbed clock needs a finite number of seconds, not {value!r}")
+    return number
