@@ -223,8 +223,12 @@ def select(
     specs: Iterable[FeedSpec], n: int | None = None, behaviours: Iterable[str] | None = None
 ) -> list[FeedSpec]:
     """The first ``n`` specs whose behaviour is one of ``behaviours`` (prefix ``x*`` allowed)."""
+    if n is not None and n < 0:
+        raise ValueError(f"n={n!r}: a count of feeds cannot be negative")
     wanted = list(behaviours) if behaviours is not None else None
     out: list[FeedSpec] = []
+    if n == 0:
+        return out
     for spec in specs:
         if wanted is not None and not any(
             spec.behaviour == w or (w.endswith("*") and spec.behaviour.startswith(w[:-1]))

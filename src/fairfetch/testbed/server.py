@@ -539,9 +539,13 @@ class Testbed:
         if path in ("/_testbed/catalog.opml", "/_testbed/catalog.json"):
             n = request.query.get("n")
             wanted = request.query.get("behaviours")
-            specs = self.catalog(
-                int(n) if n else None, wanted.split(",") if wanted else None
-            )
+            try:
+                count = int(n) if n else None
+                specs = self.catalog(count, wanted.split(",") if wanted else None)
+            except ValueError:
+                return web.Response(
+                    status=400, text=f"n={n!r}: a count of feeds (0 or more) is wanted\n"
+                )
             if path.endswith(".json"):
                 return _json([vars(s) for s in specs])
             return web.Response(text=self.opml(specs), content_type="text/x-opml")

@@ -3,6 +3,8 @@ the same web afterwards (a control request must never break the instrument)."""
 
 from __future__ import annotations
 
+import json
+
 import aiohttp
 import pytest
 
@@ -30,3 +32,23 @@ async def test_clock_refuses_a_time_that_is_not_a_number_and_feeds_still_answer(
     assert status == 200
     status, _, after = await fetch(client, blog.url)
     assert (status, after) == (200, before[2])
+
+
+@pytest.mark.parametrize("n", ["abc", "-1", "1.5"])
+async def test_catalogue_refuses_an_n_that_is_not_a_count(
+    testbed: Testbed, client: aiohttp.ClientSession, n: str
+) -> None:
+    for name in ("catalog.json", "catalog.opml"):
+        status, _, body = await fetch(
+            client, testbed.url("control.test", f"/_testbed/{name}?n={n}")
+        )
+        assert status == 400, body
+        assert f"n={n!r}".encode() in body
+
+
+async def test_catalogue_with_n_zero_lists_nothing(
+    testbed: Testbed, client: aiohttp.ClientSession
+) -> None:
+    status, _, body = await fetch(client, testbed.url("control.test", "/_testbed/catalog.json?n=0"))
+    assert (status, json.loads(body)) == (200, [])
+    assert testbed.catalog(n=0) == []

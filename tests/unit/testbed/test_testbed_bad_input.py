@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from fairfetch.testbed.catalog import FeedSpec, select
 from fairfetch.testbed.clock import TestbedClock
 
 
@@ -19,3 +20,15 @@ def test_clock_refuses_a_time_that_is_not_a_number_and_keeps_its_time(bad: float
         clock.set(bad)
     assert clock.now() == 1000.0
     assert clock.advance(5) == 1005.0
+
+
+def test_select_keeps_exactly_the_first_n_and_zero_is_none() -> None:
+    specs = [
+        FeedSpec(url=f"http://b{i}.test/feed", behaviour="blog", kind="blog", host=f"b{i}.test")
+        for i in range(3)
+    ]
+    assert select(specs, 0) == []
+    assert select(specs, 2) == specs[:2]
+    assert select(specs, 0, ["blog"]) == []
+    with pytest.raises(ValueError, match="-1"):
+        select(specs, -1)
