@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from fairfetch.errors import InputError
-from fairfetch.feeds._encoding import strip_doctype
+from fairfetch.feeds._encoding import repair_references, strip_doctype
 
 _PARSER = etree.XMLParser(
     resolve_entities=False, no_network=True, recover=True, huge_tree=False, load_dtd=False
@@ -34,6 +34,9 @@ def parse_opml(data: bytes, *, name: str = "OPML file") -> list[Outline]:
     # libxml2 expands internal entities in attribute values whatever the parser options say,
     # and an outline is all attributes: no DTD, no entities (a billion laughs in a title).
     data, _ = strip_doctype(data)
+    # Hand-made files carry a query string's bare '&' and HTML entities (&eacute;): recovery
+    # would read '?a=1&b=2' as '?a=1=2', another URL, and cut 'Caf&eacute;' to 'Caf'.
+    data = repair_references(data)
     try:
         root = etree.fromstring(data, _PARSER)
     except etree.XMLSyntaxError as exc:

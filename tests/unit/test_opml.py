@@ -72,3 +72,13 @@ def test_opml_outline_with_an_empty_xmlurl_is_kept_to_be_reported() -> None:
     assert parse_opml(doc) == [
         Outline("", "Lost", "Folder"), Outline("http://a.test/f", "Ok", "Folder")
     ]
+
+
+def test_opml_bare_ampersands_and_html_entities_are_read_as_written() -> None:
+    """Hand-made OPML files often carry a query string's ``&`` unescaped, or an HTML entity in
+    a title: recovery read ``?a=1&b=2`` as ``?a=1=2`` (another feed's URL, added without a
+    word) and ``Caf&eacute;`` as ``Caf``."""
+    doc = (b'<opml version="2.0"><body>'
+           b'<outline text="Caf&eacute; &amp; Co" xmlUrl="http://a.test/feed?a=1&b=2&amp;c=3"/>'
+           b'</body></opml>')
+    assert parse_opml(doc) == [Outline("http://a.test/feed?a=1&b=2&c=3", "Caf\u00e9 & Co")]
