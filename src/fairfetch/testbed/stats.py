@@ -7,6 +7,7 @@ request per hostname can still flood a platform that serves hundreds of hostname
 
 from __future__ import annotations
 
+import ipaddress
 import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -21,8 +22,16 @@ _PSL = PublicSuffixList()
 
 @lru_cache(maxsize=65536)
 def registrable_domain(host: str) -> str:
-    """``a.blogs.test`` -> ``blogs.test``; a bare public suffix or IP is its own domain."""
-    return _PSL.privatesuffix(host) or host
+    """``a.blogs.test`` -> ``blogs.test``; a bare public suffix or IP is its own domain.
+
+    An IP is checked first: the PSL reads ``127.0.0.2`` as labels and answers ``0.2``, which
+    would merge every address ending in ``.0.2`` into one "domain".
+    """
+    try:
+        ipaddress.ip_address(host.removeprefix("[").removesuffix("]"))
+    except ValueError:
+        return _PSL.privatesuffix(host) or host
+    return host
 
 
 @dataclass

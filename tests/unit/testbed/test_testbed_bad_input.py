@@ -9,6 +9,7 @@ import pytest
 
 from fairfetch.testbed.catalog import FeedSpec, select
 from fairfetch.testbed.clock import TestbedClock
+from fairfetch.testbed.stats import Stats, registrable_domain
 
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
@@ -32,3 +33,17 @@ def test_select_keeps_exactly_the_first_n_and_zero_is_none() -> None:
     assert select(specs, 0, ["blog"]) == []
     with pytest.raises(ValueError, match="-1"):
         select(specs, -1)
+
+
+@pytest.mark.parametrize("ip", ["127.0.0.2", "10.0.0.2", "192.168.1.10", "[::1]", "::1"])
+def test_an_ip_host_is_its_own_domain(ip: str) -> None:
+    assert registrable_domain(ip) == ip
+
+
+def test_ip_hosts_are_not_merged_into_one_domain_in_the_stats() -> None:
+    stats = Stats()
+    for host in ("127.0.0.2", "10.0.0.2", "blog1.test"):
+        stats.end(stats.begin(host, None, conditional=False), 200)
+    domains = stats.snapshot()["domains"]
+    assert sorted(domains) == ["10.0.0.2", "127.0.0.2", "blog1.test"]
+    assert all(d["requests"] == 1 for d in domains.values())
