@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from lxml import etree
 
 from fairfetch.errors import InputError
-from fairfetch.feeds._encoding import repair_references, strip_doctype
+from fairfetch.feeds._encoding import repair_references, strip_doctype, to_utf8
 
 _PARSER = etree.XMLParser(
-    resolve_entities=False, no_network=True, recover=True, huge_tree=False, load_dtd=False
+    resolve_entities=False, no_network=True, recover=True, huge_tree=False, load_dtd=False,
+    encoding="utf-8",  # the bytes are made UTF-8 first, whatever their declaration says
 )
 
 
@@ -33,6 +34,9 @@ def parse_opml(data: bytes, *, name: str = "OPML file") -> list[Outline]:
     folder (no ``xmlUrl`` at all) is no entry."""
     # libxml2 expands internal entities in attribute values whatever the parser options say,
     # and an outline is all attributes: no DTD, no entities (a billion laughs in a title).
+    # Read as a feed is read (BOM, declaration, else UTF-8, else Windows-1252): an old tool's
+    # undeclared Latin-1 file came out with U+FFFD in its URLs and titles.
+    data, _, _ = to_utf8(data, None)
     data, _ = strip_doctype(data)
     # Hand-made files carry a query string's bare '&' and HTML entities (&eacute;): recovery
     # would read '?a=1&b=2' as '?a=1=2', another URL, and cut 'Caf&eacute;' to 'Caf'.

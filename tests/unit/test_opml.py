@@ -82,3 +82,11 @@ def test_opml_bare_ampersands_and_html_entities_are_read_as_written() -> None:
            b'<outline text="Caf&eacute; &amp; Co" xmlUrl="http://a.test/feed?a=1&b=2&amp;c=3"/>'
            b'</body></opml>')
     assert parse_opml(doc) == [Outline("http://a.test/feed?a=1&b=2&c=3", "Caf\u00e9 & Co")]
+
+
+def test_opml_undeclared_latin1_is_read_as_latin1() -> None:
+    """An OPML file saved by an old tool in Latin-1 without saying so: its URLs and titles are
+    read as Windows-1252, as a browser would, not turned into U+FFFD."""
+    doc = ('<opml version="2.0"><body><outline text="Caf\u00e9" '
+           'xmlUrl="http://a.test/caf\u00e9.xml"/></body></opml>').encode("latin-1")
+    assert parse_opml(doc) == [Outline("http://a.test/caf\u00e9.xml", "Caf\u00e9")]
