@@ -10,13 +10,16 @@ operation, because an invariant written in a comment is one nobody checks; a bro
 from __future__ import annotations
 
 import math
+import re
 from collections import OrderedDict, deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from fairfetch.errors import ConfigError, FairfetchError
+from fairfetch.net.ip_literals import ip_literal
 from fairfetch.net.outcome import NETWORK_ERROR_KINDS
+from fairfetch.net.politeness_keys import host_of, politeness_key
 
 if TYPE_CHECKING:
     from fairfetch.config import Settings
@@ -435,6 +438,29 @@ def _observed_rate(starts: deque[float]) -> float:
     return (len(starts) - 1) / (starts[-1] - starts[0])
 
 
+#: A host name as keys spell it (lower case, ASCII); underscores occur in real DNS names.
+_HOST_NAME = re.compile(r"[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*")
+
+
+def _override_key(written: str) -> str:
+    """The dispatcher's key for the site an override names.
+
+    Operators write what the publisher wrote to them: a host (``blog.example.com``), in any case,
+    in Unicode, even a URL; the dispatcher keys by registrable domain (or private-section
+    suffix), lower-cased, in ASCII. Taken as written, such an override named no key and was
+    spent on nothing. ``backend:…`` keys are kept (lower-cased, as the dispatcher spells them).
+    """
+    text = written.strip()
+    if text.lower().startswith("backend:"):
+        return text.lower()
+    host = host_of(text)
+    if ip_literal(host) is None and not _HOST_NAME.fullmatch(host):
+        raise ConfigError(
+            f"key_overrides[{written!r}]: not a host name, URL or backend key to apply it to"
+        )
+    return politeness_key(host)
+
+
 def _parse_overrides(raw: Mapping[str, Mapping[str, float]]) -> dict[str, tuple[Any, Any]]:
     out: dict[str, tuple[Any, Any]] = {}
     for key, spec in raw.items():
@@ -454,5 +480,10 @@ def _parse_overrides(raw: Mapping[str, Mapping[str, float]]) -> dict[str, tuple[
             raise ConfigError(f"key_overrides[{key!r}]: gap must be a finite number, not {gap}")
         if (cap_v is not None and cap_v < 1) or (gap_v is not None and gap_v < 0):
             raise ConfigError(f"key_overrides[{key!r}]: in_flight ≥ 1 and gap ≥ 0 required")
-        out[key] = (cap_v, gap_v)
+        name = _override_key(str(key))
+        if name in out:  # two hosts of one key: the stricter of each wins
+            cap_o, gap_o = out[name]
+            cap_v = cap_o if cap_v is None else cap_v if cap_o is None else min(cap_o, cap_v)
+            gap_v = gap_o if gap_v is None else gap_v if gap_o is None else max(gap_o, gap_v)
+        out[name] = (cap_v, gap_v)
     return out
