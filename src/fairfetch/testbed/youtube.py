@@ -37,7 +37,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape, quoteattr
 
-from aiohttp import ClientSession, ClientTimeout, web
+from aiohttp import ClientError, ClientSession, ClientTimeout, web
 
 from fairfetch.testbed.catalog import FeedSpec
 from fairfetch.testbed.names import rng, title
@@ -261,7 +261,9 @@ class YouTubeWorld:
                     session.post(p.callback, data=p.body, headers=headers) as resp:
                 await resp.read()
                 status = resp.status
-        except (TimeoutError, OSError):
+        except (TimeoutError, OSError, ClientError):
+            # No answer (refused, reset, or closed after reading the ping: a subscriber killed
+            # mid-request) is a failed delivery the hub retries, like a non-2xx.
             status = None
         self.log.append(DeliveryLog(p.video, p.callback, p.attempts, status, kind))
         if status == 410:
@@ -286,7 +288,7 @@ class YouTubeWorld:
                 text = await resp.text()
                 status = resp.status
                 ok = status == 200 and text == challenge
-        except (TimeoutError, OSError):
+        except (TimeoutError, OSError, ClientError):
             ok = False
         if ok and mode == "subscribe":
             self.subscriptions[(topic, callback)] = HubSubscription(
