@@ -91,7 +91,22 @@ def create_engine(url: str, **kwargs: Any) -> sa.Engine:
         if parsed.drivername == "postgresql":
             parsed = parsed.set(drivername="postgresql+psycopg")
         kwargs.setdefault("pool_pre_ping", True)
-        return _built(parsed, **kwargs)
+        engine = _built(parsed, **kwargs)
+
+        @event.listens_for(engine, "connect")
+        def _utc(dbapi_conn: Any, _record: Any) -> None:
+            # timestamptz comes back in the session's zone, the server's own by default (a
+            # server in New York or Tokyo): an instant stored near year 1 or 9999 (Go's zero
+            # time, an entry date some generators ship) is then outside Python's datetime, and
+            # every read of its row failed. In UTC it comes back as it was stored.
+            autocommit = dbapi_conn.autocommit
+            dbapi_conn.autocommit = True
+            try:
+                dbapi_conn.execute("SET TIME ZONE 'UTC'")
+            finally:
+                dbapi_conn.autocommit = autocommit
+
+        return engine
     # Named with its password masked: the message reaches terminals and logs.
     shown = parsed.render_as_string(hide_password=True)
     raise ConfigError(
