@@ -15,11 +15,6 @@ from lxml import etree
 from fairfetch.errors import InputError
 from fairfetch.feeds._encoding import repair_references, strip_doctype, to_utf8
 
-_PARSER = etree.XMLParser(
-    resolve_entities=False, no_network=True, recover=True, huge_tree=False, load_dtd=False,
-    encoding="utf-8",  # the bytes are made UTF-8 first, whatever their declaration says
-)
-
 
 @dataclass(frozen=True)
 class Outline:
@@ -31,18 +26,38 @@ class Outline:
 def parse_opml(data: bytes, *, name: str = "OPML file") -> list[Outline]:
     """Every outline with an ``xmlUrl``, in document order (duplicates removed). One whose
     ``xmlUrl`` is there but empty comes back with ``url=""``: a bad entry to report, where a
-    folder (no ``xmlUrl`` at all) is no entry."""
-    # libxml2 expands internal entities in attribute values whatever the parser options say,
-    # and an outline is all attributes: no DTD, no entities (a billion laughs in a title).
+    folder (no ``xmlUrl`` at all) is no entry. See :func:`read_opml` for what was lost."""
+    return read_opml(data, name=name)[0]
+
+
+#: Errors reported for one file at most: a file broken throughout says so in a screenful.
+MAX_PROBLEMS = 20
+
+
+def read_opml(data: bytes, *, name: str = "OPML file") -> tuple[list[Outline], list[str]]:
+    """The outlines of :func:`parse_opml`, and one ``"line N: what"`` per error the parser
+    recovered from. Recovery keeps what it can read, but an outline it could not (an unquoted
+    attribute, a tag cut off, nesting past the parser's depth) is gone, or reads as a folder:
+    without these lines the feed would be dropped without a word."""
     # Read as a feed is read (BOM, declaration, else UTF-8, else Windows-1252): an old tool's
     # undeclared Latin-1 file came out with U+FFFD in its URLs and titles.
     data, _, _ = to_utf8(data, None)
+    # libxml2 expands internal entities in attribute values whatever the parser options say,
+    # and an outline is all attributes: no DTD, no entities (a billion laughs in a title).
+    lines_before = data.count(b"\n")
     data, _ = strip_doctype(data)
+    # The DOCTYPE's lines are gone: the parser's line numbers are put back to the file's.
+    shift = lines_before - data.count(b"\n")
     # Hand-made files carry a query string's bare '&' and HTML entities (&eacute;): recovery
     # would read '?a=1&b=2' as '?a=1=2', another URL, and cut 'Caf&eacute;' to 'Caf'.
     data = repair_references(data)
+    parser = etree.XMLParser(
+        resolve_entities=False, no_network=True, recover=True, huge_tree=False,
+        load_dtd=False,
+        encoding="utf-8",  # the bytes are made UTF-8 first, whatever their declaration says
+    )
     try:
-        root = etree.fromstring(data, _PARSER)
+        root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as exc:
         raise InputError(name, f"not an OPML document ({exc})") from None
     if root is None or etree.QName(root).localname.lower() != "opml":
@@ -60,7 +75,17 @@ def parse_opml(data: bytes, *, name: str = "OPML file") -> list[Outline]:
         parent = el.getparent()
         category = parent.get("text") if parent is not None and parent.tag == "outline" else None
         out.append(Outline(url, el.get("title") or el.get("text"), category))
-    return out
+    problems: list[str] = []
+    for entry in parser.error_log:
+        if entry.level < etree.ErrorLevels.ERROR:
+            continue
+        problem = f"line {entry.line + shift}: {entry.message.strip()}"
+        if problem not in problems:
+            problems.append(problem)
+    if len(problems) > MAX_PROBLEMS:
+        more = len(problems) - MAX_PROBLEMS
+        problems = [*problems[:MAX_PROBLEMS], f"and {more} more error(s)"]
+    return out, problems
 
 
 #: What XML 1.0 cannot hold: C0 controls but tab and line ends, surrogates, U+FFFE and U+FFFF.

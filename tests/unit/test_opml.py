@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fairfetch.errors import InputError
-from fairfetch.opml import Outline, build_opml, parse_opml
+from fairfetch.opml import Outline, build_opml, parse_opml, read_opml
 
 
 def test_opml_outlines_in_order_with_their_category_and_no_duplicates() -> None:
@@ -90,3 +90,32 @@ def test_opml_undeclared_latin1_is_read_as_latin1() -> None:
     doc = ('<opml version="2.0"><body><outline text="Caf\u00e9" '
            'xmlUrl="http://a.test/caf\u00e9.xml"/></body></opml>').encode("latin-1")
     assert parse_opml(doc) == [Outline("http://a.test/caf\u00e9.xml", "Caf\u00e9")]
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        b'<outline text="Lost" xmlUrl=http://lost.test/feed />',  # attribute not quoted
+        b'<outline text="Lost" xmlUrl="http://lost.test/feed"',  # tag never closed
+        b'<outline text="f">' * 300 + b'<outline xmlUrl="http://lost.test/feed"/>'
+        + b"</outline>" * 300,  # deeper than the parser goes
+    ],
+    ids=["unquoted", "unclosed", "too-deep"],
+)
+def test_opml_markup_that_loses_outlines_is_reported_with_its_line(broken: bytes) -> None:
+    """Recovery keeps what it can read, but an outline it had to drop was dropped without a
+    word (a folder for all it said): every error the parser met is reported, with its line,
+    beside the outlines that were read."""
+    doc = (b'<opml version="2.0"><body>\n<outline text="Kept" xmlUrl="http://kept.test/feed"/>\n'
+           + broken + b"</body></opml>")
+    outlines, problems = read_opml(doc, name="subs.opml")
+    assert Outline("http://kept.test/feed", "Kept") in outlines
+    assert problems
+    assert all(p.startswith("line ") for p in problems)
+    assert any(p.startswith("line 3") for p in problems)
+
+
+def test_opml_a_well_formed_document_has_no_problems() -> None:
+    doc = (b'<?xml version="1.0"?><opml version="2.0"><head><title>t</title></head><body>'
+           b'<outline text="A" xmlUrl="http://a.test/f"/></body></opml>')
+    assert read_opml(doc, name="subs.opml") == ([Outline("http://a.test/f", "A")], [])

@@ -26,7 +26,7 @@ from fairfetch.cli._crawl import print_summary
 from fairfetch.crawl import AddReport, Crawler, CrawlSummary
 from fairfetch.crawl.urls import normalize_feed_url
 from fairfetch.errors import InputError, InvalidURLError, NotFoundError
-from fairfetch.opml import build_opml, parse_opml
+from fairfetch.opml import build_opml, read_opml
 from fairfetch.store import FeedRecord, SqlStore, dumps, feed_key
 from fairfetch.store.notify_subscriptions import feed_duplicate_of
 from fairfetch.views import feed_details, feed_summary
@@ -133,7 +133,12 @@ def feeds_import(
         data = file.read_bytes()
     except OSError as exc:
         raise InputError(str(file), f"cannot read ({exc.strerror})") from None
-    outlines = parse_opml(data, name=str(file))
+    outlines, problems = read_opml(data, name=str(file))
+    # Markup the parser had to skip may have held an outline: said, or its feed is lost unseen.
+    for problem in problems:
+        err_console.print(
+            f"[red]invalid[/red] {escape(str(file))} {escape(problem)}", highlight=False
+        )
     if not outlines:
         raise InputError(str(file), "no outline with an xmlUrl")
     empty = [o for o in outlines if not o.url]
@@ -145,7 +150,7 @@ def feeds_import(
         )
     urls = [o.url for o in outlines if o.url]
     status = _add(ctx, urls) if urls else 0
-    raise typer.Exit(BAD_INPUT if empty else status)
+    raise typer.Exit(BAD_INPUT if empty or problems else status)
 
 
 @feeds_app.command("export")

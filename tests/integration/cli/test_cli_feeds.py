@@ -155,3 +155,24 @@ def test_import_opml_reports_an_outline_whose_xmlurl_is_empty(  # type: ignore[n
     assert "Tech" not in r.output  # the folder is no entry
     listed = json.loads(run("feeds", "list", "--json").stdout)
     assert [f["url"] for f in listed] == [spec.url]
+
+
+def test_import_opml_reports_markup_it_had_to_skip_and_adds_the_rest(  # type: ignore[no-untyped-def]
+    run, tb: Testbed, tmp_path: Path
+) -> None:
+    """An outline the parser could not read (here an unquoted xmlUrl) is lost to recovery: the
+    import said nothing and exited 0, as if the file held one feed. It is said, with the file
+    and line, exit 2; the readable outlines are still added."""
+    [spec] = tb.catalog(n=1, behaviours=["podcast"])
+    opml = tmp_path / "subs.opml"
+    opml.write_text(
+        '<?xml version="1.0"?>\n<opml version="2.0"><head/><body>\n'
+        f'<outline type="rss" text="Good show" xmlUrl="{spec.url}"/>\n'
+        '<outline type="rss" text="Lost Weekly" xmlUrl=http://lost.test/feed />\n'
+        "</body></opml>\n"
+    )
+    r = run("feeds", "import", str(opml))
+    assert r.exit_code == 2
+    assert f"{opml} line 4:" in r.output
+    listed = json.loads(run("feeds", "list", "--json").stdout)
+    assert [f["url"] for f in listed] == [spec.url]
