@@ -104,9 +104,10 @@ class Dispatcher(Generic[T]):
         self._wake.set()
         self._space.set()
 
-    def set_gap(self, key: str, seconds: float | None) -> None:
-        """Extra minimum gap between starts on ``key`` (e.g. robots.txt crawl-delay)."""
-        self.state.set_gap(key, seconds)
+    def set_gap(self, key: str, seconds: float | None, *, host: str | None = None) -> None:
+        """Extra minimum gap between starts on ``key``: a robots.txt crawl-delay of ``host``
+        (see :meth:`PolitenessState.set_gap`: the key keeps the longest its hosts asked for)."""
+        self.state.set_gap(key, seconds, host=host_of(host) if host else None)
         self._wake.set()
 
     def pause_for(self, key: str, seconds: float) -> None:

@@ -75,6 +75,7 @@ class _Key:
     __slots__ = (
         "cap",
         "decreased_at",
+        "delays",
         "extra_gap",
         "gap",
         "host_round",
@@ -94,6 +95,7 @@ class _Key:
         self.cap = cap
         self.gap = gap
         self.extra_gap = 0.0
+        self.delays: dict[str | None, float] = {}  # crawl-delay by host (None: hosts unnamed)
         self.hosts: dict[str, deque[Any]] = {}
         self.host_round: OrderedDict[str, None] = OrderedDict()  # hosts with queued work
         self.queued = 0
@@ -230,9 +232,27 @@ class PolitenessState(Generic[T]):
 
     # -- transitions --
 
-    def set_gap(self, key: str, seconds: float | None) -> None:
-        """An extra minimum gap for ``key`` (a robots.txt crawl-delay); None removes it."""
-        self._key(key).extra_gap = max(0.0, seconds or 0.0)
+    def set_gap(self, key: str, seconds: float | None, *, host: str | None = None) -> None:
+        """An extra minimum gap for ``key``: a robots.txt crawl-delay of one of its hosts.
+
+        A Crawl-delay is one host's, the gap is its key's (every host of the registrable
+        domain): the gap is the longest delay its hosts asked for, so a sibling host that
+        asked for less does not shorten it. With ``host``, that host's delay is replaced (it
+        may lower it; None removes it); without, the delay is one more a host asked for (kept
+        if longer than those before); ``seconds=None`` without ``host`` removes every delay.
+        """
+        k = self._key(key)
+        value = max(0.0, seconds or 0.0)
+        if host is not None:
+            if value:
+                k.delays[host] = value
+            else:
+                k.delays.pop(host, None)
+        elif seconds is None:
+            k.delays.clear()
+        else:
+            k.delays[None] = max(k.delays.get(None, 0.0), value)
+        k.extra_gap = max(k.delays.values(), default=0.0)
 
     def pause_until(self, key: str, until: float) -> None:
         """No start on ``key`` before ``until`` (a Retry-After another process was given)."""
