@@ -198,6 +198,18 @@ def _check_network_list(name: str, items: tuple[str, ...]) -> None:
         raise ValueError(str(exc).split(": ", 1)[-1]) from None
 
 
+def _check_key_overrides(raw: Mapping[str, Any]) -> None:
+    """Per-key overrides are checked when read, with the dispatcher's own reader: checked only
+    when a crawler started, a bad table passed `serve`, `notify` and a `crawl --once` with
+    nothing due, and the crawl that refused it did not name the file."""
+    from fairfetch.net.politeness_state import _parse_overrides
+
+    try:
+        _parse_overrides(raw)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+
+
 def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
     """Turn a file or environment value into the field's type, naming the setting (and where
     the value came from) on failure: an operator must be able to find the line to fix."""
@@ -239,6 +251,7 @@ def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
         if isinstance(default, Mapping):
             if not isinstance(raw, Mapping):
                 raise ValueError("expected a table")
+            _check_key_overrides(raw)
             return dict(raw)
         if isinstance(raw, bool | int | float | list | tuple | Mapping):
             # str() would make db = 3 the database file "3" and a list its repr.
