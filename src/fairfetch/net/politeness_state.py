@@ -41,6 +41,10 @@ class Feedback:
     throttled: bool = False
     retry_after: float | None = None
     network_error: bool = False
+    overloaded: bool = False
+    """A 503 without Retry-After: a failure of the feed, not a throttle, but the server says
+    it is overloaded, so the key's rate comes down as for a throttle (DESIGN.md: "on 429/503
+    from a key, its rate halves")."""
 
     @classmethod
     def from_result(cls, result: FetchResult) -> Feedback:
@@ -48,6 +52,7 @@ class Feedback:
             throttled=result.throttled,
             retry_after=result.retry_after if result.throttled else None,
             network_error=result.error_kind in NETWORK_ERROR_KINDS,
+            overloaded=result.status == 503 and not result.throttled,
         )
 
 
@@ -122,7 +127,8 @@ class PolitenessState(Generic[T]):
     request started before the last cut does not cut again (as in TCP). Each success adds
     ``recovery / rate``, so the rate climbs by about ``recovery`` per second whatever its level
     (linear in time, TCP's additive increase); past ``max_rate`` the key is unlimited again.
-    A Retry-After also pauses the whole key until then.
+    A Retry-After also pauses the whole key until then. A 503 without one (``overloaded``) cuts
+    the rate the same way; it is no throttle (not counted, no pause).
 
     Fairness: keys with queued work form the round, an insertion-ordered set; ``pop_ready``
     takes the first startable key and sends it to the back. Within a key, hosts rotate the same
@@ -347,8 +353,8 @@ class PolitenessState(Generic[T]):
             del self._host_busy[slot.host]
         else:
             self._host_busy[slot.host] = busy - 1
-        if feedback.throttled:
-            k.throttles += 1
+        if feedback.throttled or feedback.overloaded:
+            k.throttles += 1 if feedback.throttled else 0
             if slot.started_at >= k.decreased_at:
                 if k.rate is None:
                     k.rate = min(self.throttle_rate, _observed_rate(k.recent_starts) / 2)
