@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -245,6 +246,10 @@ def _normalise_host(host: str) -> str:
 
 
 
+#: A host name after IDNA (letters, digits, "-", "_" in dot-separated labels).
+_HOST_NAME = re.compile(r"[a-z0-9_-]+(\.[a-z0-9_-]+)*")
+
+
 def _parse_ip(text: str, entry: str) -> str:
     text = text.strip()
     if text.startswith("["):
@@ -276,10 +281,15 @@ def parse_resolve_entries(entries: Iterable[str]) -> tuple[_Override, ...]:
             pattern = _normalise_host(host)
         except UnicodeError as exc:
             raise ConfigError(f"resolve: {entry!r}: not a host name ({exc})") from None
+        if pattern in ("*", "*."):
+            raise ConfigError(f"resolve: {entry!r}: the wildcard needs a domain")
         if "*" in pattern and not (pattern.startswith("*.") and "*" not in pattern[2:]):
             raise ConfigError(f"resolve: {entry!r}: only a leading '*.' wildcard is allowed")
-        if pattern.startswith("*.") and len(pattern) <= 2:
-            raise ConfigError(f"resolve: {entry!r}: the wildcard needs a domain")
+        name = pattern.removeprefix("*.")
+        if not _HOST_NAME.fullmatch(name):
+            # Never a URL's host (a space, a slash, a URL pasted whole): the override would
+            # never apply, and the name would go to the system's resolver instead.
+            raise ConfigError(f"resolve: {entry!r}: {host.strip()!r} is not a host name")
         port: int | None = None
         head, sep2, tail = rest.partition(":")
         if sep2 and head.isdigit() and not rest.startswith("["):
