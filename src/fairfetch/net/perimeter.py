@@ -96,6 +96,7 @@ _V6_REFUSED = _nets(
     ("100::/64", "discard-only"),
     ("2001::/32", "Teredo tunnel"),
     ("2001:db8::/32", "documentation"),
+    ("3fff::/20", "documentation (RFC 9637)"),  # Python 3.11's is_global predates it
     ("fc00::/7", "unique local (private)"),
     ("fe80::/10", "link-local"),
     ("fec0::/10", "deprecated site-local"),
