@@ -62,10 +62,9 @@ def host_of(url_or_host: str) -> str:
             host = host[1 : host.find("]")] if "]" in host else host[1:]
         elif host.count(":") == 1:  # host:port
             host = host.partition(":")[0]
-    host = host.rstrip(".")
     if not host.isascii():
-        host = _ascii_host(host)
-    return host
+        host = _ascii_host(host)  # may map a trailing "。" or "．" to "."
+    return host.rstrip(".")
 
 
 @lru_cache(maxsize=4096)

@@ -173,6 +173,10 @@ def test_headers_and_generator_beat_cname() -> None:
         ("http://bücher.de/rss", "http://xn--bcher-kva.de/atom"),
         ("http://ｅｘａｍｐｌｅ.com/feed", "http://example.com/other"),  # fullwidth letters
         ("http://Bücher.DE./rss", "http://XN--BCHER-KVA.de/atom"),
+        # A trailing dot that IDNA maps to "." (ideographic, fullwidth full stop) was kept:
+        # "example.com." got a host slot of its own beside "example.com".
+        ("http://example.com\u3002/feed", "http://example.com/other"),
+        ("http://bücher\uff0ede\uff0e/rss", "http://xn--bcher-kva.de/atom"),
     ],
 )
 def test_one_host_spelled_two_ways_is_one_host_and_one_key(
