@@ -182,6 +182,33 @@ def _check_public_url(url: str) -> None:
         raise ValueError(f"not an http(s) URL with a host: {url!r}")
 
 
+def _masked(url: str) -> str:
+    """The URL with the password of its user part replaced by ``***``: an error message about
+    the mail server's URL must not print the password to the terminal or a cron mail."""
+    scheme, sep, rest = url.partition("://")
+    userinfo, at, _ = rest.partition("/")[0].rpartition("@")
+    if not sep or not at or ":" not in userinfo:
+        return url
+    user = userinfo.split(":", 1)[0]
+    return f"{scheme}://{user}:***@{rest[len(userinfo) + 1:]}"
+
+
+def _check_smtp_url(url: str) -> None:
+    """Read when the settings are, not when the first mail is due: the notifier's own refusal
+    came later (a cron `notify send-due`) and printed the URL whole, password and all."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+        usable = parts.scheme in ("smtp", "smtps") and bool(parts.hostname) and port != 0
+    except ValueError:  # a port out of range or not a number, a broken [IPv6] host
+        usable = False
+    if not usable:
+        raise ValueError(
+            "not an smtp:// or smtps:// URL with a host (and a port from 1 to 65535): "
+            f"{_masked(url)!r}"
+        )
+
+
 def _check_network_list(name: str, items: tuple[str, ...]) -> None:
     """CIDRs and HOST:IP overrides are checked when read, with the perimeter's own parsers: a
     typo found only at the first request would fail inside the crawler, far from its cause."""
@@ -263,6 +290,8 @@ def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
             raise ValueError(f"empty (unset it for the default, {default!r})")
         if name == "public_url":
             _check_public_url(text)
+        if name == "smtp_url":
+            _check_smtp_url(text)
         return text
     except (TypeError, ValueError) as exc:
         source = f" ({where})" if where else ""

@@ -32,7 +32,9 @@ def _other_value(name: str) -> tuple[Any, str, Any]:
             "*.a.test:127.0.0.1", "b.test:127.0.0.2")
         return f'["{one}", "{two}"]', f"{one}, {two}", (one, two)
     if name.endswith("_url") and name != "db":
-        value = "https://x-" + name.replace("_", "-") + ".example.test"
+        # each URL setting in a form it can be used in (smtp_url is read as an SMTP server)
+        scheme = "smtp" if name == "smtp_url" else "https"
+        value = f"{scheme}://x-" + name.replace("_", "-") + ".example.test"
         return f'"{value}"', value, value
     return '"x-' + name + '"', "x-" + name, "x-" + name
 
