@@ -29,25 +29,28 @@ def _sketch(text: str) -> str:
     if len(words) < 3:
         return ""
     shingles = map(b" ".join, zip(words, words[1:], words[2:], strict=False))
-    smallest = _smallest(set(map(zlib.crc32, shingles)), SKETCH_SIZE)
+    smallest = _smallest(list(map(zlib.crc32, shingles)), SKETCH_SIZE)
     # One %-format for the whole list: a quarter of the cost of a format call per hash.
     return ("%x " * len(smallest) % tuple(smallest))[:-1]
 
 
-def _smallest(hashes: set[int], k: int) -> list[int]:
-    """The ``k`` smallest of ``hashes`` (32-bit values), ascending.
+def _smallest(hashes: list[int], k: int) -> list[int]:
+    """The ``k`` smallest distinct values of ``hashes`` (32-bit values, repeats allowed),
+    ascending.
 
     Sorting every hash was a quarter of a sketch's cost. CRC-32s spread evenly over 2**32, so
     about ``2k`` of them fall under ``2k * 2**32 / n``: only those are sorted (77 -> 65 µs a
-    260-word page). When fewer than ``k`` fall under the cut, all are sorted: same result."""
+    260-word page), and only those are de-duplicated (a set of every shingle's hash cost as
+    much again). Repeats make ``n`` too big, so the cut too low: when fewer than ``k``
+    distinct values fall under it, all are sorted: same result."""
     n = len(hashes)
     if n > 4 * k:
         cut = (2 * k << 32) // n
-        below = sorted(filter(cut.__gt__, hashes))
+        below = sorted(set(filter(cut.__gt__, hashes)))
         if len(below) >= k:
             del below[k:]
             return below
-    return sorted(hashes)[:k]
+    return sorted(set(hashes))[:k]
 
 
 def sketch_similarity(a: str, b: str) -> float:

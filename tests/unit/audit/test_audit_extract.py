@@ -463,4 +463,20 @@ def test_audit_sketch_smallest_is_a_sort_whatever_the_spread(
     from fairfetch.audit.sketch import _smallest
 
     skewed = {h | (2**32 - 2 ** (32 - shift)) if shift else h for h in hashes}
-    assert _smallest(skewed, k) == sorted(skewed)[:k]
+    assert _smallest(list(skewed), k) == sorted(skewed)[:k]
+
+
+@given(
+    st.lists(st.integers(0, 2**32 - 1), max_size=300),
+    st.integers(1, 8),
+    st.integers(1, 64),
+)
+def test_audit_sketch_smallest_counts_a_repeated_hash_once(
+    hashes: list[int], times: int, k: int
+) -> None:
+    # A page repeats shingles (a menu, a footer): their hashes come in as often as they occur,
+    # and the sketch must hold k distinct values, as a sort of the set of them would.
+    from fairfetch.audit.sketch import _smallest
+
+    repeated = hashes * times
+    assert _smallest(repeated, k) == sorted(set(repeated))[:k]
