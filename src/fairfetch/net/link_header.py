@@ -19,9 +19,11 @@ class LinkValue(NamedTuple):
 
 
 # One link-value: <uri-reference> *( ";" link-param ). Quoted strings may hold ";" and ",".
+# No "<" in a URI reference (RFC 3986): the target stops at one, so a header of "<" with no ">"
+# is one pass, not a rescan to its end from every "<" (quadratic: a 64 KiB header, 30 s).
 _QUOTED = r'"(?:[^"\\]|\\.)*"'
 _LINK = re.compile(
-    r"<([^>]*)>((?:\s*;\s*[^;,\"=\s]+\s*(?:=\s*(?:" + _QUOTED + r"|[^;,\s]*))?)*)"
+    r"<([^<>]*)>((?:\s*;\s*[^;,\"=\s]+\s*(?:=\s*(?:" + _QUOTED + r"|[^;,\s]*))?)*)"
 )
 _PARAM = re.compile(r";\s*([^;,\"=\s]+)\s*(?:=\s*(" + _QUOTED + r"|[^;,\s]*))?")
 
