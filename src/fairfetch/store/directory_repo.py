@@ -123,7 +123,15 @@ _PG_AUTHOR_DOCUMENT: sa.ColumnElement[Any] = sa.literal_column(
 )
 
 
-def _order(sort: str, descending: bool) -> list[sa.ColumnElement[Any]]:
+#: The sorts on a column that may be NULL (a feed with no title yet, or no dated entry).
+_NULLABLE_SORTS = frozenset({"title", "newest"})
+
+
+def _order(sort: str, descending: bool, dialect: str) -> list[sa.ColumnElement[Any]]:
+    """A missing value sorts as the smallest on both backends, as SQLite sorts NULL: "newest
+    first" ends with the feeds that never published. PostgreSQL sorts NULL as the largest, so
+    it is told (its listing indexes are built NULLS FIRST to match, migration 0010); SQLite's
+    SQL is left as it was, which its indexes serve."""
     cols: dict[str, sa.ColumnElement[Any]] = {
         "title": sa.func.lower(feeds.c.title),
         "newest": feeds.c.newest_entry_at,
@@ -135,7 +143,10 @@ def _order(sort: str, descending: bool) -> list[sa.ColumnElement[Any]]:
     if sort == "added":
         return [col.desc() if descending else col.asc()]
     tie = feeds.c.id.desc() if descending else feeds.c.id.asc()
-    return [col.desc() if descending else col.asc(), tie]
+    by = col.desc() if descending else col.asc()
+    if dialect == "postgresql" and sort in _NULLABLE_SORTS:
+        by = by.nulls_last() if descending else by.nulls_first()
+    return [by, tie]
 
 
 def _filters(kind: str | None, status: str | None) -> list[sa.ColumnElement[bool]]:
@@ -171,7 +182,8 @@ def list_feeds(
         raise ValueError(f"unknown sort {sort!r}")
     desc = DEFAULT_DESCENDING[sort] if descending is None else descending
     where = _filters(kind, status)
-    q = sa.select(*_SUMMARY).where(*where).order_by(*_order(sort, desc)).limit(limit).offset(offset)
+    order = _order(sort, desc, store.dialect)
+    q = sa.select(*_SUMMARY).where(*where).order_by(*order).limit(limit).offset(offset)
     count = sa.select(sa.func.count()).select_from(feeds).where(*where)
     with store.engine.connect() as conn:
         rows = [dict(r) for r in conn.execute(q).mappings()]
