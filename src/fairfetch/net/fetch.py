@@ -242,6 +242,17 @@ def _one_line(detail: str) -> str:
 #: Request headers that make a GET conditional (RFC 9110 §13.1).
 _CONDITIONS = frozenset({"if-none-match", "if-modified-since"})
 
+#: What aiohttp refuses to send in a header value (a ValueError, "header injection"), though it
+#: reads such values from a server without complaint.
+_UNSENDABLE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def _sendable(validator: str) -> bool:
+    """Whether a stored ETag / Last-Modified can go back as received. One holding a control
+    character cannot be sent (aiohttp raises), so it can match nothing: it is left out and the
+    GET is unconditional, instead of every later fetch of the feed raising."""
+    return _UNSENDABLE.search(validator) is None
+
 
 def _exception_kind(exc: BaseException) -> tuple[str, str]:
     """Map an aiohttp/OS exception to (error_kind, detail)."""
@@ -444,9 +455,9 @@ class Fetcher:
         self, etag: str | None, last_modified: str | None, extra: Mapping[str, str] | None
     ) -> dict[str, str]:
         out = dict(self._base_headers)
-        if etag:
+        if etag and _sendable(etag):
             out["If-None-Match"] = etag
-        if last_modified:
+        if last_modified and _sendable(last_modified):
             out["If-Modified-Since"] = last_modified
         if extra:
             lowered = {k.lower(): k for k in out}
