@@ -456,6 +456,9 @@ class Testbed:
     async def _slow_drip(self, request: web.Request, site: Site, base: str) -> web.StreamResponse:
         resp = web.StreamResponse(headers={"Content-Type": _RSS})
         await resp.prepare(request)
+        if request.method == "HEAD":  # the headers a GET gets; a body would desync keep-alive
+            await resp.write_eof()
+            return resp
         closing = self._closing
         assert closing is not None
         try:
@@ -486,6 +489,9 @@ class Testbed:
         resp = web.StreamResponse(headers={"Content-Type": _RSS})
         resp.content_length = length
         await resp.prepare(request)
+        if request.method == "HEAD":
+            await resp.write_eof()
+            return resp
         try:
             await resp.write(head)
             for _ in range(repeats):
