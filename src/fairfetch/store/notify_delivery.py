@@ -467,7 +467,12 @@ def digest_context(store: SqlStore, outbox_id: int) -> dict[str, Any] | None:
                 .join(feeds, feeds.c.id == notify_subscriptions.c.feed_id)
                 .join(entries, entries.c.id == notify_digest_items.c.entry_id)
                 .where(notify_digest_items.c.outbox_id == outbox_id)
-                .order_by(feeds.c.id, entries.c.published, entries.c.id)
+                # Undated entries first on both backends (NULL sorts first on SQLite, last
+                # on PostgreSQL): the first items of an issue are those that keep their body.
+                .order_by(
+                    feeds.c.id, entries.c.published.is_not(None), entries.c.published,
+                    entries.c.id,
+                )
             ).mappings()
         ]
         sponsors = _sponsor_map(conn, [r["feed_id"] for r in rows])
