@@ -20,7 +20,8 @@ expect crawlers to share:
   the health decision must not count it as the feed's failure (see ``crawl/health.py``). A
   refusal because the origin could not be reached at all keeps the network kind (``dns``,
   ``connect``, ``timeout``…): the feed lives on that origin, and the outage detector needs it.
-* too many redirects — treated as 4xx (allow), as Google does.
+* too many redirects — treated as 4xx (allow), as Google does; so is a redirect we will not
+  follow (not http(s), or into an address the perimeter refuses: the hop is not made).
 
 A :class:`RobotsBacking` (the crawler gives one over its store) keeps the answers that stand for
 a day between processes, so a cron-style ``crawl --once`` does not ask every host for robots.txt
@@ -380,14 +381,18 @@ class RobotsCache:
                 detail=f"robots.txt answered {status}: no rules",
                 parsed_at=now,
             )
-        if result.error_kind == "redirect":
+        if result.error_kind == "redirect" or (result.error_kind == "perimeter" and result.hops):
+            # A redirect we will not follow (past the cap, a loop, not http(s), or into an
+            # address the perimeter refuses): robots.txt is unavailable to us, as a 4xx. A
+            # refused *origin* is no redirect: that stays the feed's perimeter failure.
             return RobotsRules(
                 origin,
                 "allow_all",
                 now,
                 now + self.ttl,
                 status,
-                detail=result.error_detail,
+                detail=f"robots.txt redirect not followed ({result.error_kind}: "
+                f"{result.error_detail}): no rules",
                 parsed_at=now,
             )
         # A 2xx whose body could not be decoded (a gzip stream cut short, a coding we never
