@@ -162,6 +162,8 @@ class _Crawl:
         self.built_tasks: set[asyncio.Task[None]] = set()
         self.built_pending: set[asyncio.Future[Built]] = set()
         self.built_error: BaseException | None = None
+        #: Built pages of the level in hand -> their share of the next level (Built.found).
+        self.found: dict[int, list[tuple[str, str]]] = {}
         self.robots_row: tuple[str, int | None, str, str | None] | None = None
 
     # --- probes ------------------------------------------------------------------------------
@@ -488,6 +490,7 @@ class _Crawl:
         await self.sink.flush()
 
     def _count_built(self, built: Built) -> None:
+        self.found[built.page_id] = built.found
         self.stats.pages_done += 1
         self.stats.rows += built.rows
         for key, n in built.skipped.items():
@@ -548,9 +551,25 @@ class _Crawl:
         """
         if not page_ids:
             return []
-        rows = self.cf.next_level_candidates(min(page_ids), max(page_ids))
         contains = self.scope.contains
-        return [(url, src) for url, src, _k in rows if url not in self.page_ids and contains(url)]
+        known = self.page_ids
+        found = self.found
+        if all(page_id in found for page_id in page_ids):
+            # Every page of the level was built by this run: the candidates came back with
+            # them, and the query (40-70 ms at the big levels of 10,000 pages, with the
+            # writer idle and no fetch going) is not needed. A resumed level goes to the file.
+            out: list[tuple[str, str]] = []
+            taken: set[str] = set()
+            for page_id in page_ids:  # ascending, as the query orders its parents
+                for url, src in found.pop(page_id):
+                    if url not in taken and url not in known and contains(url):
+                        taken.add(url)
+                        out.append((url, src))
+            return out
+        for page_id in page_ids:
+            found.pop(page_id, None)
+        rows = self.cf.next_level_candidates(min(page_ids), max(page_ids))
+        return [(url, src) for url, src, _k in rows if url not in known and contains(url)]
 
     def _room(self) -> bool:
         cap = self.options.max_pages

@@ -314,6 +314,10 @@ class CrawlFile:
             "SELECT id, url, level, depth, state FROM pages ORDER BY id"
         ).fetchall()
 
+    def page_urls(self) -> set[str]:
+        """The URL of every page, queued or done."""
+        return {r[0] for r in self.conn.execute("SELECT url FROM pages")}
+
     def next_level_candidates(self, lo: int, hi: int) -> list[tuple[str, str, int]]:
         """(url, source) of URLs the pages with ids lo..hi point at that are not pages yet,
         ordered by (parent id, position; a redirect before the parent's links).

@@ -45,6 +45,11 @@ class Built:
     probes: list[tuple[str, str]] = field(default_factory=list)  # (url, link|image|resource|…)
     rows: int = 0  # pages + links + page_images + page_resources
     skipped: dict[str, int] = field(default_factory=dict)
+    #: (url, source) of the page's internal targets that are not queued pages (yet): its share
+    #: of the next level, in the order of CrawlFile.next_level_candidates (its redirect, then
+    #: its links by position), each once.
+    found: list[tuple[str, str]] = field(default_factory=list)
+    page_id: int = 0
 
 
 def _now() -> str:
@@ -53,9 +58,16 @@ def _now() -> str:
 
 class PageRowBuilder:
     def __init__(
-        self, scope: Scope, image_ids: dict[str, int], resource_ids: dict[str, int]
+        self,
+        scope: Scope,
+        image_ids: dict[str, int],
+        resource_ids: dict[str, int],
+        queued: set[str] | None = None,
     ) -> None:
         self.scope = scope
+        #: URLs of every queued page (the crawl's ``queue_many`` rows pass through the writer):
+        #: links to them are no news for the next level, so they never travel back.
+        self.queued = queued if queued is not None else set()
         self.image_ids = image_ids
         self.resource_ids = resource_ids
         self.next_image_id = max(image_ids.values(), default=0) + 1
@@ -66,8 +78,12 @@ class PageRowBuilder:
 
         self.extract = extract_page
 
+    def note_queued(self, rows: list[tuple[Any, ...]]) -> None:
+        """``queue_many`` rows (id, url, ...) the crawl file is about to hold."""
+        self.queued.update(row[1] for row in rows)
+
     def build(self, page_id: int, f: Fetched) -> Built:
-        out = Built()
+        out = Built(page_id=page_id)
         url = f.url
         headers = f.headers
         ctype = headers.get("content-type")
@@ -211,6 +227,21 @@ class PageRowBuilder:
             page_id,
         )  # fmt: skip
         out.ops.append(("page", (page_row, links, images, page_images, resources, page_resources)))
+        # Read off the rows as written, as the query it stands in for reads them.
+        queued = self.queued
+        found = out.found
+        if redirect_to is not None and redirect_to not in queued:
+            found.append((redirect_to, "redirect"))
+        if links:
+            news = {row[2] for row in links if row[5] and row[2] not in queued}
+            if redirect_to is not None:
+                news.discard(redirect_to)
+            if news:
+                for row in links:
+                    target = row[2]
+                    if target in news:
+                        news.discard(target)
+                        found.append((target, "link"))
         if redirect_to is not None and status is not None:
             internal = self.scope.contains(redirect_to)
             out.ops.append(("redirect", (url, status, redirect_to, int(internal))))

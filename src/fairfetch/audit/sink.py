@@ -99,12 +99,16 @@ class _Writer:
 class InProcessSink:
     def __init__(self, cf: CrawlFile, scope: Scope, batch_size: int) -> None:
         self.writer = _Writer(cf, batch_size)
-        self.builder = PageRowBuilder(scope, cf.asset_ids("images"), cf.asset_ids("resources"))
+        self.builder = PageRowBuilder(
+            scope, cf.asset_ids("images"), cf.asset_ids("resources"), cf.page_urls()
+        )
 
     def start(self) -> None:
         self.writer.start()
 
     async def put(self, kind: str, payload: Any) -> None:
+        if kind == "queue_many":
+            self.builder.note_queued(payload)
         await self.writer.put(kind, payload)
 
     async def submit_page(self, page_id: int, fetched: Fetched) -> asyncio.Future[Built]:
@@ -112,7 +116,7 @@ class InProcessSink:
         for kind, payload in built.ops:
             await self.writer.put(kind, payload)
         done: asyncio.Future[Built] = asyncio.get_running_loop().create_future()
-        done.set_result(Built([], built.probes, built.rows, built.skipped))
+        done.set_result(Built([], built.probes, built.rows, built.skipped, built.found, page_id))
         return done
 
     def push(self) -> None:
@@ -140,11 +144,14 @@ def _sink_main(
         Scope(start_url, registrable_domain=by_domain),
         cf.asset_ids("images"),
         cf.asset_ids("resources"),
+        cf.page_urls(),
     )
     ops: list[tuple[str, Any]] = []
     # Replies go back in batches, when the pipe is drained: one wake-up of the crawl process
     # per batch rather than per page (each wake-up cost the busy core a context switch).
-    replies: list[tuple[int, list[tuple[str, str]], int, dict[str, int]]] = []
+    replies: list[
+        tuple[int, list[tuple[str, str]], int, dict[str, int], list[tuple[str, str]]]
+    ] = []
 
     def reply() -> None:
         if replies:
@@ -175,8 +182,12 @@ def _sink_main(
                 for page_id, fetched in msg[1]:
                     built = builder.build(page_id, fetched)
                     ops.extend(built.ops)
-                    replies.append((page_id, built.probes, built.rows, built.skipped))
+                    replies.append(
+                        (page_id, built.probes, built.rows, built.skipped, built.found)
+                    )
             elif tag == "op":
+                if msg[1] == "queue_many":
+                    builder.note_queued(msg[2])
                 ops.append((msg[1], msg[2]))
             elif tag in ("flush", "finalize"):
                 reply()
@@ -331,13 +342,13 @@ class ProcessSink:
                 msg = self.conn.recv()
                 tag = msg[0]
                 if tag == "built":
-                    for page_id, probes, rows, skipped in msg[1]:
+                    for page_id, probes, rows, skipped, found in msg[1]:
                         fut = self.waiting.pop(("page", page_id), None)
                         self.slots.release()
                         self.pending_bytes -= self.sizes.pop(page_id, 0)
                         self.bytes_freed.set()
                         if fut is not None and not fut.done():
-                            fut.set_result(Built([], probes, rows, skipped))
+                            fut.set_result(Built([], probes, rows, skipped, found, page_id))
                 elif tag in ("flushed", "closed"):
                     fut = self.waiting.pop((tag, msg[1]), None)
                     if fut is not None and not fut.done():
