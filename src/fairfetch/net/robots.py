@@ -447,7 +447,12 @@ class RobotsCache:
             why = f"robots.txt answered {status}, its body unreadable ({result.error_detail})"
         else:
             # Nothing usable came back (no answer, or a 2xx body cut off by a timeout/reset).
+            # The network kind says the feed's own host is out of reach (the outage detector
+            # and the feed's health count it); when the origin answered with a redirect and
+            # another host failed, the publisher's server failed on another URL: as for a 5xx.
             kind = result.error_kind or "robots_unreachable"
+            if result.hops and URL(result.final_url).raw_host != URL(origin).raw_host:
+                kind = "robots_unreachable"
             why = f"robots.txt unreachable ({result.error_kind}: {result.error_detail})"
         if standing and previous is not None and previous.parser is None:
             return RobotsRules(

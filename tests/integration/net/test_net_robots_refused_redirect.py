@@ -38,3 +38,22 @@ async def test_a_robots_redirect_into_a_refused_address_is_no_rules_not_the_feed
     assert rules.state == "allow_all"
     assert rules.expires_at - rules.fetched_at == f.robots.ttl
     assert "perimeter" in rules.detail
+
+
+async def test_a_robots_redirect_to_a_host_that_does_not_resolve_defers_not_fails_as_dns() -> None:
+    """The feed's host answers; robots.txt sends us to a name that does not resolve (the test
+    resolver knows only *.test): the feed is not read (RFC 9309 §2.3.1.4), and the refusal
+    is robots.txt's (``robots_unreachable``), not a DNS failure of the feed."""
+
+    async def robots(request: web.Request) -> web.Response:
+        raise web.HTTPFound("http://cdn.gone.invalid/robots.txt")
+
+    f = make_fetcher(net_settings())
+    try:
+        async with serve({"/robots.txt": robots, "/feed": feed}) as srv:  # type: ignore[dict-item]
+            r = await f.fetch(srv.url("/feed"), check_robots=True)
+            assert srv.hits["/feed"] == 0
+    finally:
+        await f.aclose()
+    assert r.error_kind == "robots_unreachable"
+    assert "dns" in r.error_detail
