@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -9,6 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.segment import Segment
 from rich.text import Text
 from typer.core import TyperGroup
 
@@ -41,11 +44,32 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+#: What a terminal would act on rather than show: C0 controls but tab and line feed, DEL, C1
+#: (U+009B is a one-character CSI). Rich drops BEL, backspace and CR, but not ESC.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+class _Console(Console):
+    """A console that never writes a control character of the data it prints.
+
+    Titles, hubs' reasons and servers' error texts are other people's strings: ``\x1b]0;…``
+    would retitle the operator's terminal and ``\x1b[2J`` clear it. Rich's own styling and
+    cursor moves are control segments or style codes added after this point, so they stay.
+    (Removed, not replaced: rich counts them as zero-width, and a table keeps its layout.)"""
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        return super()._render_buffer(
+            segment if segment.control
+            else Segment(_CONTROLS.sub("", segment.text), segment.style)
+            for segment in buffer
+        )
+
+
 # Soft wrap: a line of output is one fact ("added URL", "invalid 'URL': why") and scripts read
 # it line by line; rich would otherwise cut long URLs at 80 columns whenever stdout is a pipe.
 # Tables are laid out to the width as before.
-console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
+console = _Console(soft_wrap=True)
+err_console = _Console(stderr=True, soft_wrap=True)
 
 
 @dataclass
@@ -171,5 +195,11 @@ def plain(value: object) -> Text:
 def print_json(value: Any) -> None:
     from fairfetch.store import dumps
 
-    # Plain print: rich would re-wrap long lines and break the JSON for pipes.
-    print(dumps(_utc(value)))
+    # Plain print: rich would re-wrap long lines and break the JSON for pipes. JSON escapes
+    # C0 controls itself; DEL and C1 (only ever inside strings) are escaped too, so a hostile
+    # string reads back the same and never reaches a terminal raw.
+    text = _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", dumps(_utc(value)))
+    print(text)
+
+
+_RAW_IN_JSON = re.compile("[\x7f-\x9f]")
