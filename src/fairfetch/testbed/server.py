@@ -301,6 +301,14 @@ class Testbed:
             else:
                 resp = web.Response(status=404, text=f"no host {host!r} in the testbed\n")
             status = resp.status
+            if not resp.prepared:
+                # Written here, not by aiohttp after the handler returns: the request stays in
+                # flight until its body is handed over (a body over the socket buffers waits
+                # for the client to read it). A client hanging up mid-body was still answered
+                # ``status``; aiohttp sees the closed connection when it finishes the response.
+                with contextlib.suppress(ConnectionError):
+                    await resp.prepare(request)
+                    await resp.write_eof()
             return resp
         except web.HTTPException as exc:
             status = exc.status
