@@ -188,6 +188,9 @@ def list_(
     table.columns[2].overflow = "fold"  # an address is folded, never cut
     table.columns[3].overflow = "fold"  # a mode's time zone too
     table.columns[4].overflow = "fold"  # and a filter: which items a reader gets
+    # A status is one word, never cut ('unsubscrib…' at 80 columns): the others give way.
+    table.columns[5].no_wrap = True
+    table.columns[5].min_width = max((len(r["status"]) for r in rows), default=0)
     for r in rows:
         flt = "; ".join(
             label + ",".join(r[key])

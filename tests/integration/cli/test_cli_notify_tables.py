@@ -55,3 +55,16 @@ def test_cli_notify_outbox_folds_addresses_instead_of_cutting_them(cli) -> None:
     column = "".join(ln.split("│")[3].strip() for ln in out.splitlines() if ln.count("│") >= 8)
     assert a in column, out
     assert b in column, out
+
+
+def test_cli_notify_list_shows_an_ended_subscriptions_status_whole(cli) -> None:  # type: ignore[no-untyped-def]
+    """Through a pipe (80 columns) the status of an ended subscription read 'unsubscrib…':
+    the one column a reader's state is in was the one cut."""
+    cli("notify", "subscribe", "ana.long-name-for-a-reader@example.test", FEED,
+        "--mode", "daily", "--hour", "7", "--tz", "America/Argentina/Buenos_Aires",
+        "--except", "sport,ads")
+    cli("notify", "unsubscribe", "ana.long-name-for-a-reader@example.test", FEED)
+    out = cli("notify", "list").stdout
+    assert "…" not in out, out
+    statuses = [ln.split("│")[6].strip() for ln in out.splitlines() if ln.count("│") == 7]
+    assert "unsubscribed" in statuses, out
