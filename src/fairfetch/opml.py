@@ -14,6 +14,7 @@ from lxml import etree
 
 from fairfetch.errors import InputError
 from fairfetch.feeds._encoding import repair_references, strip_doctype, to_utf8
+from fairfetch.web.safety import web_base
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,8 @@ def build_opml(
     feeds: Iterable[tuple[str, str | None, str | None]], *, title: str = "fairfetch"
 ) -> bytes:
     """(url, title, html_url) triples to an OPML 2.0 document. Characters XML cannot hold are
-    dropped from every value: one odd stored title must not fail the whole export."""
+    dropped from every value: one odd stored title must not fail the whole export. A site that
+    is not an http(s) address is left out."""
     root = etree.Element("opml", version="2.0")
     head = etree.SubElement(root, "head")
     etree.SubElement(head, "title").text = title
@@ -108,7 +110,10 @@ def build_opml(
     for url, raw_title, raw_html_url in feeds:
         url = _xml_safe(url)
         feed_title = _xml_safe(raw_title) if raw_title else None
-        html_url = _xml_safe(raw_html_url) if raw_html_url else None
+        # Readers show htmlUrl as a link, and a feed's <link> may be javascript: or data::
+        # named only when it is a web address, as the directory's /feeds.opml does.
+        site = web_base(raw_html_url)
+        html_url = _xml_safe(site) if site else None
         attrs = {"type": "rss", "text": feed_title or url, "xmlUrl": url}
         if feed_title:
             attrs["title"] = feed_title

@@ -119,3 +119,20 @@ def test_opml_a_well_formed_document_has_no_problems() -> None:
     doc = (b'<?xml version="1.0"?><opml version="2.0"><head><title>t</title></head><body>'
            b'<outline text="A" xmlUrl="http://a.test/f"/></body></opml>')
     assert read_opml(doc, name="subs.opml") == ([Outline("http://a.test/f", "A")], [])
+
+
+@pytest.mark.parametrize(
+    "link",
+    ["javascript:alert(1)", "data:text/html,<script>x</script>", "java\tscript:alert(1)",
+     "vbscript:x", "http:///no-host", "/relative/page"],
+)
+def test_opml_export_names_a_site_only_when_it_is_a_web_address(link: str) -> None:
+    """A feed's <link> is the publisher's word and may be javascript: or data:; readers that
+    import the file show htmlUrl as a link. `feeds export` wrote it as it came, where the
+    directory's /feeds.opml names a site only when it is an http(s) address."""
+    doc = build_opml([
+        ("https://a.example/feed", "A", link), ("https://b.example/feed", "B", "https://b.example/"),
+    ])
+    assert b"htmlUrl" in doc  # the good one is kept
+    assert doc.count(b"htmlUrl") == 1, doc
+    assert b'htmlUrl="https://b.example/"' in doc
