@@ -318,7 +318,8 @@ def load_settings(
             raise ConfigError("config file '': empty path (name a TOML file, or leave it out)")
         path = Path(config_file)
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            # utf-8-sig: a byte-order mark (Notepad, PowerShell) is not a TOML statement.
+            data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
         except FileNotFoundError:
             raise ConfigError(f"config file {str(path)!r} does not exist") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
