@@ -598,7 +598,11 @@ class Testbed:
 def _not_modified(request: web.Request, site: Site, r: Rendered) -> bool:
     """RFC 9110 §13.2.2: If-None-Match decides when present, else If-Modified-Since."""
     inm = request.headers.get("If-None-Match")
-    if inm is not None and site.etag:
+    if inm is not None:
+        # Present, it decides: a feed that sends no tags matches none (If-Modified-Since is
+        # then not looked at).
+        if not site.etag:
+            return False
         tags = [t.strip().removeprefix("W/") for t in inm.split(",")]
         return "*" in tags or r.etag in tags
     ims = request.headers.get("If-Modified-Since")
