@@ -26,10 +26,13 @@ async def test_audit_next_level_from_built_pages_equals_the_query(
     real = crawler_module._Crawl._next_level_urls
     compared: list[int] = []
 
-    def checked(self: crawler_module._Crawl, page_ids: list[int]) -> list[tuple[str, str]]:
+    async def checked(
+        self: crawler_module._Crawl, page_ids: list[int]
+    ) -> list[tuple[str, str]]:
         from_memory = all(i in self.found for i in page_ids)
-        got = real(self, page_ids)
+        got = await real(self, page_ids)
         if page_ids:
+            await self.sink.flush()
             rows = self.cf.next_level_candidates(min(page_ids), max(page_ids))
             queried = [(u, s) for u, s, _ in rows if u not in self.page_ids
                        and self.scope.contains(u)]  # fmt: skip
