@@ -431,8 +431,12 @@ async def _control(world: YouTubeWorld, request: web.Request) -> web.Response:
         return web.Response(status=404, text="channel not found\n")
     if action == "publish":
         raw = q.get("appear_after", "0")
-        video, statuses = await world.publish_and_ping(
-            channel, appear_after=None if raw == "never" else float(raw))
+        try:
+            appear_after = None if raw == "never" else float(raw)
+        except ValueError:
+            return web.Response(
+                status=400, text=f"appear_after={raw!r}: seconds or 'never' is wanted\n")
+        video, statuses = await world.publish_and_ping(channel, appear_after=appear_after)
         return web.json_response({"video": video.id, "entry_id": video.entry_id,
                                   "statuses": statuses})
     if action == "edit-old":

@@ -97,3 +97,18 @@ async def test_hub_records_a_verification_that_got_no_answer(tb: Testbed) -> Non
         await asyncio.wait_for(world.wait_verifications(1), GUARD)
     assert world.verifications == [("subscribe", callback, 0)]
     assert world.subscriptions == {}
+
+
+@pytest.mark.parametrize("value", ["soon", "1h"])
+async def test_publish_control_refuses_an_appear_after_that_is_no_delay(
+    tb: Testbed, value: str
+) -> None:
+    world = world_of(tb)
+    videos = sum(len(v) for v in world.channels.values())
+    async with aiohttp.ClientSession() as client, client.post(
+        f"http://127.0.0.1:{tb.base_port}/_control/publish?appear_after={value}",
+        headers={"Host": "www.youtube.test"},
+    ) as resp:
+        assert resp.status == 400
+        assert f"appear_after={value!r}" in await resp.text()
+    assert sum(len(v) for v in world.channels.values()) == videos
