@@ -30,10 +30,22 @@ class _Group(TyperGroup):
             # The message is data (it may hold brackets): escaped, and never wrapped mid-URL.
             # One line, even when a driver's reason spans several (libpq's does).
             message = " ".join(part.strip() for part in str(exc).splitlines() if part.strip())
+            message = hide_query_passwords(message)
             err_console.print(
                 f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True
             )
             raise typer.Exit(2) from None
+
+
+#: A password given as libpq also takes it, ``?password=…`` in a URL's query (or ``password=…``
+#: in a keyword string): SQLAlchemy's ``hide_password`` masks only the user-info part.
+_QUERY_PASSWORD = re.compile(r"(?i)(\bpassword=)[^&\s'\"]+")
+
+
+def hide_query_passwords(text: str) -> str:
+    """``text`` with every ``password=VALUE`` masked: an error naming a database URL (the store
+    names it, as do libpq's own messages) reaches terminals and cron mail."""
+    return _QUERY_PASSWORD.sub(r"\1***", text)
 
 
 app = typer.Typer(
@@ -124,9 +136,9 @@ def _shown_url(url: str) -> str:
     from sqlalchemy.engine import make_url
 
     try:
-        return make_url(url).render_as_string(hide_password=True)
+        return hide_query_passwords(make_url(url).render_as_string(hide_password=True))
     except Exception:
-        return url
+        return hide_query_passwords(url)
 
 
 def _in_memory(url: str) -> bool:
