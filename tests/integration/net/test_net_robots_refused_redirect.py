@@ -8,6 +8,7 @@ made; a refused origin (no redirect) is still ``perimeter`` (test_net_robots.py)
 
 from __future__ import annotations
 
+import pytest
 from aiohttp import web
 
 from .conftest import FORBIDDEN, answer_ok, make_fetcher, net_settings, raw_server, serve
@@ -36,7 +37,7 @@ async def test_a_robots_redirect_into_a_refused_address_is_no_rules_not_the_feed
     assert r.body == b"<rss/>"
     assert rules is not None
     assert rules.state == "allow_all"
-    assert rules.expires_at - rules.fetched_at == f.robots.ttl
+    assert rules.expires_at - rules.fetched_at == pytest.approx(f.robots.ttl)
     assert "perimeter" in rules.detail
 
 
