@@ -163,7 +163,28 @@ _NOT_NEGATIVE = (
 )
 
 
+#: The largest whole number a setting may be: PostgreSQL's INTEGER (a batch size is a LIMIT, a
+#: lease is stored and sent), far above any sensible value. Past SQLite's 64 bits a send-due
+#: died with "Python int too large to convert to SQLite INTEGER".
+_INT_MAX = 2**31 - 1
+#: Durations in seconds, and in days, at most a century: a date moved by more than that would
+#: pass year 9999, and timedelta() itself overflows long before 1e300 ("... to C int").
+_SECONDS = (
+    "connect_timeout", "first_byte_timeout", "total_timeout", "per_key_gap", "min_interval",
+    "max_interval", "default_interval", "dead_probe_interval", "notify_smtp_timeout",
+    "notify_poll", "websub_ignore_older_than", "websub_give_up_after",
+)
+_DAYS = ("notify_behind_newest_days", "notify_max_age_days", "notify_policy_give_up_days")
+_CENTURY_DAYS = 36_525
+
+
 def _check_range(name: str, value: float) -> None:
+    if isinstance(value, int) and name != "port" and value > _INT_MAX:
+        raise ValueError(f"must be at most {_INT_MAX}, not {value!r}")
+    if name in _SECONDS and value > _CENTURY_DAYS * 86_400:
+        raise ValueError(f"must be at most {_CENTURY_DAYS * 86_400} s (a century), not {value!r}")
+    if name in _DAYS and value > _CENTURY_DAYS:
+        raise ValueError(f"must be at most {_CENTURY_DAYS} days (a century), not {value!r}")
     if name in _AT_LEAST_ONE and value < 1:
         raise ValueError(f"must be at least 1, not {value!r}")
     if name in _POSITIVE and value <= 0:
@@ -284,6 +305,12 @@ def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
             # str() would make db = 3 the database file "3" and a list its repr.
             raise ValueError(f"expected text, not {raw!r}")
         text = str(raw)
+        bad = next((i for i, c in enumerate(text) if ord(c) < 0x20 or ord(c) == 0x7F), None)
+        if bad is not None:
+            # The User-Agent and the sender go into headers (a CR LF made every fetch an
+            # 'internal' error), and an admin token with one can never be sent in a header.
+            # The value is not shown: a token or a URL's password is a secret.
+            raise ValueError(f"holds a control character (U+{ord(text[bad]):04X} at {bad})")
         if default and not text.strip():
             # Never meant: FAIRFETCH_DB= failed later as "database URL ''" (which variable?),
             # and an empty host would have served on every interface.
