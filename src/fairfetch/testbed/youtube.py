@@ -14,8 +14,9 @@ The quirks FeedMail met (seeds/003), each reproducible on demand:
 - a ping can arrive before the video appears in the feed (``publish(..., appear_after=3600)``);
 - pings for years-old videos whenever their title or description is edited (``edit(old)``);
 - tombstone pings for deleted videos (``delete``);
-- a non-2xx answer makes the hub retry later, a bounded number of times (``retry_due``), on the
-  testbed clock, so a test advances the clock instead of sleeping.
+- a non-2xx answer, or none (a subscriber that died under the request), makes the hub retry
+  later, a bounded number of times (``retry_due``), on the testbed clock, so a test advances the
+  clock instead of sleeping.
 
 State lives per testbed in a :class:`YouTubeWorld` (``world_of(testbed)``); channels and their
 history are a pure function of the seed. Over HTTP (for subprocesses and the demo):
