@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 __all__ = ["TestbedOptions"]
@@ -51,3 +52,11 @@ class TestbedOptions:
     gzip_bomb_bytes: int = 1 << 30
     #: Size of the huge (but honest) feed body.
     huge_body_bytes: int = 11 * 1024 * 1024
+
+    def __post_init__(self) -> None:
+        # Refused here, naming the option: NaN passes every "< 0" check and then stalls or
+        # breaks the server far from where it was given (a NaN latency held every answer).
+        for name in ("latency", "drip_interval", "letterbox_rate", "growing_period"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"{name} must be a finite number of at least 0, not {value!r}")

@@ -296,7 +296,8 @@ class Testbed:
             # a handler that never yields runs start to end alone, so requests a client sent
             # together were never in flight together here (max_in_flight stayed 1 whatever
             # the client did, and the politeness assertions on it could not fail).
-            await asyncio.sleep(max(self.options.latency, 0.0))
+            latency = self.options.latency
+            await asyncio.sleep(latency if latency > 0 else 0)
             if site is not None:
                 resp = await self._serve(request, site)
             elif family is not None:

@@ -4,11 +4,13 @@ leaves the simulated web in a state where it can no longer serve."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
 from fairfetch.testbed.catalog import FeedSpec, select
 from fairfetch.testbed.clock import TestbedClock
+from fairfetch.testbed.options import TestbedOptions
 from fairfetch.testbed.stats import Stats, registrable_domain
 
 
@@ -47,3 +49,17 @@ def test_ip_hosts_are_not_merged_into_one_domain_in_the_stats() -> None:
     domains = stats.snapshot()["domains"]
     assert sorted(domains) == ["10.0.0.2", "127.0.0.2", "blog1.test"]
     assert all(d["requests"] == 1 for d in domains.values())
+
+
+@pytest.mark.parametrize(
+    "option", ["latency", "drip_interval", "letterbox_rate", "growing_period"]
+)
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -1.0])
+def test_options_refuse_a_number_of_seconds_or_rate_that_is_not_one(
+    option: str, bad: float
+) -> None:
+    values: dict[str, Any] = {option: bad}
+    with pytest.raises(ValueError, match=option):
+        TestbedOptions(**values)
+    values[option] = 0.5
+    assert getattr(TestbedOptions(**values), option) == 0.5
