@@ -29,7 +29,12 @@ from fairfetch.store.tables import (
     feeds,
     redirects,
 )
-from fairfetch.store.types import UTCDateTime, bindable_text
+from fairfetch.store.types import (
+    AUTHOR_KEY_BYTES,
+    UTCDateTime,
+    bindable_text,
+    key_text,
+)
 from fairfetch.store.upserts import CONFLICT_DIALECTS, conflict_insert
 
 _CHUNK = 400  # bound IN (...) lists; PostgreSQL plans very long ones badly
@@ -267,7 +272,7 @@ def _entries(
     for w in batch:
         for e in w.entries or ():
             # The id as the column stores it, so the look-up below finds what was stored.
-            eid = bindable_text(e.id) if e.id else e.id
+            eid = key_text(e.id) if e.id else e.id
             if not eid or (w.feed_id, eid) in wanted:
                 continue
             wanted[(w.feed_id, eid)] = (e, w.at)
@@ -331,7 +336,7 @@ def _rekey(
     for (feed_id, eid), (e, _at) in wanted.items():
         if (feed_id, eid) in existing or not e.link:
             continue
-        link = bindable_text(e.link)
+        link = key_text(e.link)  # as an entry id made of it is stored
         if link != eid and (feed_id, link) not in wanted:
             by_link.setdefault((feed_id, link), (feed_id, eid))
     if not by_link:
@@ -351,7 +356,7 @@ def _rekey(
                 entries.c.id.in_(part)
             )
         )
-        if r.link == r.entry_id
+        if r.link is not None and key_text(r.link) == r.entry_id
     }
     moved: dict[tuple[int, str], tuple[int, str | None]] = {}
     for pair, (row_id, content_hash) in found.items():
@@ -456,8 +461,10 @@ def _contacts(conn: sa.Connection, batch: Sequence[CrawlWrite]) -> None:
     rows: dict[tuple[int, str], dict[str, Any]] = {}
     for w in touched:
         for c in w.contacts or ():
-            if c.url and (w.feed_id, c.url) not in rows:
-                rows[(w.feed_id, c.url)] = {
+            # Keyed as the unique index sees the URL (stored form): two spellings that are
+            # stored alike are one link, not a second row that fails the batch.
+            if c.url and (w.feed_id, key_text(c.url)) not in rows:
+                rows[(w.feed_id, key_text(c.url))] = {
                     "feed_id": w.feed_id,
                     **link_row(c.url, c.network, c.source),
                 }
@@ -475,14 +482,17 @@ def _authors(conn: sa.Connection, batch: Sequence[CrawlWrite]) -> None:
     rows: dict[tuple[int, str, str, str], dict[str, Any]] = {}
     for w in touched:
         for person, source in w.authors or ():
-            key = (w.feed_id, person.name or "", person.email or "", person.url or "")
+            name, email, url = person.name or "", person.email or "", person.url or ""
+            # Keyed as the unique index sees them (stored form), as the contacts are.
+            key = (w.feed_id, key_text(name, AUTHOR_KEY_BYTES),
+                   key_text(email, AUTHOR_KEY_BYTES), key_text(url, AUTHOR_KEY_BYTES))
             if key[1:] == ("", "", "") or key in rows:
                 continue
             rows[key] = {
-                "feed_id": key[0],
-                "name": key[1],
-                "email": key[2],
-                "url": key[3],
+                "feed_id": w.feed_id,
+                "name": name,
+                "email": email,
+                "url": url,
                 "source": source or "unknown",
             }
     if not rows:

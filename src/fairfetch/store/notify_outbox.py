@@ -27,6 +27,7 @@ from fairfetch.store.tables_notify import (
     notify_readers,
     notify_subscriptions,
 )
+from fairfetch.store.types import key_text
 from fairfetch.store.upserts import CONFLICT_DIALECTS, conflict_insert
 
 _CHUNK = 400
@@ -153,7 +154,7 @@ def _news_entries(
     variants: dict[str, int] = {}
     for r in fresh:
         for v in identity_variants(r["entry_id"])[1:]:
-            variants[v] = r["id"]
+            variants[key_text(v)] = r["id"]  # as the column stores (and returns) it
     dupes: set[int] = set()
     names = list(variants)
     for i in range(0, len(names), _CHUNK):

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from fairfetch.store.types import BindableText, UTCDateTime
+from fairfetch.store.types import (
+    AUTHOR_KEY_BYTES,
+    TITLE_KEY_BYTES,
+    BindableText,
+    KeyText,
+    UTCDateTime,
+)
 
 metadata = sa.MetaData(
     naming_convention={
@@ -26,7 +32,7 @@ feeds = sa.Table(
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("url", BindableText, nullable=False, unique=True),
     sa.Column("original_url", BindableText, nullable=False, index=True),
-    sa.Column("title", BindableText),
+    sa.Column("title", KeyText(TITLE_KEY_BYTES)),  # in the listing index lower(title)
     sa.Column("link", BindableText),
     sa.Column("description", BindableText),
     sa.Column("language", BindableText),
@@ -70,7 +76,7 @@ entries = sa.Table(
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False),
-    sa.Column("entry_id", BindableText, nullable=False),
+    sa.Column("entry_id", KeyText(), nullable=False),
     sa.Column("title", BindableText),
     sa.Column("link", BindableText),
     sa.Column("published", UTCDateTime),
@@ -127,9 +133,10 @@ authors = sa.Table(
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False),
-    sa.Column("name", BindableText, nullable=False, server_default=""),
-    sa.Column("email", BindableText, nullable=False, server_default=""),
-    sa.Column("url", BindableText, nullable=False, server_default=""),
+    #: the three are one unique key together: each is kept to a third of its room
+    sa.Column("name", KeyText(AUTHOR_KEY_BYTES), nullable=False, server_default=""),
+    sa.Column("email", KeyText(AUTHOR_KEY_BYTES), nullable=False, server_default=""),
+    sa.Column("url", KeyText(AUTHOR_KEY_BYTES), nullable=False, server_default=""),
     sa.Column("source", BindableText, nullable=False, server_default="unknown"),
     sa.UniqueConstraint("feed_id", "name", "email", "url"),
 )
@@ -139,7 +146,7 @@ feed_links = sa.Table(
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False),
-    sa.Column("url", BindableText, nullable=False),
+    sa.Column("url", KeyText(), nullable=False),
     sa.Column("network", BindableText, nullable=False, server_default="web"),
     sa.Column("source", BindableText, nullable=False, server_default="unknown"),
     sa.UniqueConstraint("feed_id", "url"),
@@ -152,7 +159,7 @@ author_links = sa.Table(
     sa.Column(
         "author_id", sa.Integer, sa.ForeignKey("authors.id", ondelete="CASCADE"), nullable=False
     ),
-    sa.Column("url", BindableText, nullable=False),
+    sa.Column("url", KeyText(), nullable=False),
     sa.Column("network", BindableText, nullable=False, server_default="web"),
     sa.Column("source", BindableText, nullable=False, server_default="unknown"),
     sa.UniqueConstraint("author_id", "url"),

@@ -476,18 +476,23 @@ def active_feed_ids(store: SqlStore, now: datetime) -> set[int]:
 def stored_entry_ids(store: SqlStore, feed_id: int, entry_ids: Sequence[str]) -> set[str]:
     """Which of these entry ids the feed already has stored (a 304 re-fetch lists none)."""
     from fairfetch.store.tables import entries
+    from fairfetch.store.types import key_text
 
-    ids = list(entry_ids)
-    if not ids:
+    # By the form the column stores (a very long id is stored shortened), answered in the
+    # caller's own spelling.
+    asked = {key_text(i): i for i in entry_ids}
+    if not asked:
         return set()
     with store.engine.connect() as conn:
-        return set(
-            conn.execute(
+        return {
+            asked[stored]
+            for stored in conn.execute(
                 sa.select(entries.c.entry_id).where(
-                    entries.c.feed_id == feed_id, entries.c.entry_id.in_(ids)
+                    entries.c.feed_id == feed_id, entries.c.entry_id.in_(list(asked))
                 )
             ).scalars()
-        )
+            if stored in asked
+        }
 
 
 @refused('counting WebSub subscriptions')
