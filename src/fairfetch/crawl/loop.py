@@ -634,11 +634,9 @@ class Crawler:
             )
 
     def _feedback(self, result: FetchResult) -> Feedback:
-        return Feedback(
-            throttled=result.throttled,
-            retry_after=result.retry_after,
-            network_error=result.error_kind in NETWORK_ERROR_KINDS,
-        )
+        # from_result also marks a bare 503 (no Retry-After) as overload: the key's rate
+        # halves, as DESIGN.md's politeness says of 429/503, without pausing the key.
+        return Feedback.from_result(result)
 
     async def _handle(self, item: Any) -> Feedback:
         if isinstance(item, _AddFetch):
@@ -708,7 +706,8 @@ class Crawler:
             return Feedback()
         delay = self.fetcher.robots.known_crawl_delay(feed.url)
         if delay and self._dispatcher is not None:
-            self._dispatcher.set_gap(self._key_for(feed), delay)
+            # This host's own delay: a sibling host's shorter one never shortens the key's gap.
+            self._dispatcher.set_gap(self._key_for(feed), delay, host=feed.url)
         if result.throttled and result.retry_after:
             await self._save_pause(feed.politeness_key, result.retry_after)
         await self._complete(job, result, in_slot=True)
