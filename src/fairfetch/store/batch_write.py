@@ -33,6 +33,7 @@ from fairfetch.store.types import (
     AUTHOR_KEY_BYTES,
     UTCDateTime,
     bindable_text,
+    index_safe,
     key_text,
 )
 from fairfetch.store.upserts import CONFLICT_DIALECTS, conflict_insert
@@ -245,14 +246,17 @@ def _write_unique(
 
 def _moves(conn: sa.Connection, batch: Sequence[CrawlWrite]) -> dict[int, str]:
     """A feed moves to a new URL unless another feed already has it, or an earlier feed of
-    this batch is moving onto it (two copies of one feed redirected to the same place)."""
+    this batch is moving onto it (two copies of one feed redirected to the same place), or it
+    is longer than the unique index on ``feeds.url`` holds (the publisher's server names the
+    target: on PostgreSQL such a move failed the whole batch, on every pass)."""
     out: dict[int, str] = {}
     claimed: set[str] = set()
     for w in batch:
         target = w.feed_changes.get("url")
         if target is None:
             continue
-        if bindable_text(target) in claimed:
+        stored = bindable_text(target)
+        if stored in claimed or index_safe(stored) != stored:
             continue
         taken = conn.execute(
             sa.select(feeds.c.id).where(feeds.c.url == target, feeds.c.id != w.feed_id)

@@ -162,3 +162,30 @@ def test_store_two_spellings_stored_alike_are_one_contact_and_one_author(db_url:
     finally:
         store.close()
 
+
+def test_store_move_to_a_url_too_long_for_the_index_is_not_made(db_url: str) -> None:
+    """A confirmed permanent redirect (the publisher's server decides where) to a URL past
+    what the unique index on feeds.url holds: the feed stays where it is, as it does when the
+    URL is taken, and the batch (the other feed's result with it) is written. On PostgreSQL
+    the move failed the batch, and again on every pass."""
+    store = open_store(db_url)
+    try:
+        feed, _ = store.add_feed("https://a.example/feed", now=NOW, politeness_key="a.example")
+        other, _ = store.add_feed("https://b.example/feed", now=NOW, politeness_key="b.example")
+        results = store.write([
+            CrawlWrite(feed_id=feed.id, url=feed.url, at=NOW, outcome="ok",
+                       politeness_key="a.example",
+                       feed_changes={"status": "ok", "url": LONG_URL}),
+            CrawlWrite(feed_id=other.id, url=other.url, at=NOW, outcome="ok",
+                       politeness_key="b.example", feed_changes={"status": "ok"},
+                       entries=[Entry(id="b1", title="kept")]),
+        ])
+        assert [(r.moved_to, r.new_entries) for r in results] == [(None, 0), (None, 1)]
+        assert store.get_feed(feed.id).url == "https://a.example/feed"
+        # A move that fits is still made (the guard drops only what cannot be stored).
+        [moved] = store.write([CrawlWrite(
+            feed_id=feed.id, url=feed.url, at=NOW, outcome="ok", politeness_key="a.example",
+            feed_changes={"status": "ok", "url": "https://a.example/new-feed"})])
+        assert moved.moved_to == "https://a.example/new-feed"
+    finally:
+        store.close()
