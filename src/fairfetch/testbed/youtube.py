@@ -384,7 +384,9 @@ def _channel_title(seed: int, channel: str) -> str:
 
 def _build(testbed: Any) -> YouTubeWorld:
     world = YouTubeWorld(testbed)
-    start = float(testbed.clock.now())
+    # Dated from the clock's start, not from the first request to the platform: the same seed
+    # at the same testbed time serves the same bytes, however long the clock ran before.
+    start = float(testbed.clock.start)
     for i in range(CHANNELS):
         cid = _channel_id(testbed.seed, i)
         r = rng(testbed.seed, "yt-history", cid)

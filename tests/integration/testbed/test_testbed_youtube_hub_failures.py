@@ -112,3 +112,18 @@ async def test_publish_control_refuses_an_appear_after_that_is_no_delay(
         assert resp.status == 400
         assert f"appear_after={value!r}" in await resp.text()
     assert sum(len(v) for v in world.channels.values()) == videos
+
+
+async def test_channel_feeds_are_the_same_whenever_the_platform_is_first_asked() -> None:
+    """Same seed, same testbed time: the same bytes, however long the clock ran before the
+    first request to the platform (its history must not be dated from that request)."""
+    bodies = []
+    for early in (True, False):
+        async with running_testbed(seed=4, **SMALL) as testbed:
+            if early:
+                world_of(testbed)
+            testbed.clock.advance(3600)
+            world = world_of(testbed)
+            bodies.append([world.render(c).replace(f":{testbed.base_port}/".encode(), b":PORT/")
+                           for c in world.channel_ids()])
+    assert bodies[0] == bodies[1]
