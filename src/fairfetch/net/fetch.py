@@ -316,6 +316,8 @@ def _latin1(text: str) -> str:
     """Header bytes that are not UTF-8, kept by aiohttp as lone surrogates (which no database
     driver stores: the crawler keeps ETag and Last-Modified, last_error keeps a reason
     phrase), read as Latin-1 instead, as RFC 9110 §5.5 says such bytes historically were."""
+    if text.isascii():  # nearly every header: no escape to look for (8 calls a response)
+        return text
     return _ESCAPED_BYTE.sub(lambda m: chr(ord(m.group()) - 0xDC00), text)
 
 
