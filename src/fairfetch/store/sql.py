@@ -33,7 +33,14 @@ from fairfetch.store.tables import (
 )
 
 _CHUNK = 400  # bound IN (...) lists; PostgreSQL plans very long ones badly
-_WRITE_ATTEMPTS = 3  # a crawl batch raced by another SQLite writer (see SqlStore.write)
+_WRITE_ATTEMPTS = 3  # a crawl batch raced by another writer (see SqlStore.write)
+#: PostgreSQL's deadlock_detected and serialization_failure: the transaction was chosen to
+#: fail so that another could go on, and succeeds when run again.
+_RETRIED = frozenset({"40P01", "40001"})
+
+
+def _sqlstate(exc: sa.exc.DBAPIError) -> str | None:
+    return getattr(exc.orig, "sqlstate", None)
 
 
 log = logging.getLogger("fairfetch.store")
@@ -341,13 +348,21 @@ class SqlStore:
         URL) then failed the whole batch, every feed's result with it. The transaction rolled
         back, so the batch is simply written again; this time its reads see the change. (On
         PostgreSQL the reads lock what they found.) A violation that is not a race still
-        raises, after the last attempt."""
+        raises, after the last attempt.
+
+        On PostgreSQL two batches that share feeds (`feeds refresh --all` takes no claim, and
+        writes beside a pass) lock the feeds' rows each in its own order, and the server
+        breaks a deadlock between them by failing one: that batch too is written again, once
+        the other has committed."""
         for attempt in range(1, _WRITE_ATTEMPTS + 1):
             try:
                 with self.engine.begin() as conn:
                     return write_batch(conn, batch, settings)
             except sa.exc.IntegrityError:
                 if self.dialect != "sqlite" or attempt == _WRITE_ATTEMPTS:
+                    raise
+            except sa.exc.DBAPIError as exc:
+                if _sqlstate(exc) not in _RETRIED or attempt == _WRITE_ATTEMPTS:
                     raise
         raise AssertionError("unreachable")
 
