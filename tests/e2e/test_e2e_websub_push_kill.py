@@ -15,6 +15,8 @@ point is reached by holding the re-fetch at the testbed (a gate), never by timin
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import os
 import re
 import signal
@@ -22,6 +24,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -253,5 +256,104 @@ def test_run_killed_with_a_push_read_and_not_stored_gets_it_again_from_the_hub(
             assert only[0] == (reader,)
             assert video.title in only[1], mails.received
             assert [(d.attempt, d.status) for d in world.log] == [(1, None), (2, 200)]
+        finally:
+            engine.dispose()
+
+
+def test_run_killed_before_a_fat_ping_is_stored_stores_the_hubs_retry_once(
+    pg_url: str, sink: tuple[Sink, int]
+) -> None:
+    """A fat ping (signed feed body) read by the callback, killed before its delivery row is
+    committed (PostgreSQL: the deliveries table locked by this test, the kill once the insert
+    waits on it). Nothing of it may be stored; the hub's retry to the restarted process is
+    stored once and processed: the new item stored once and mailed once."""
+    mails, smtp_port = sink
+    reader = "rt@example.org"
+    with testbed_thread(
+        12, blogs=0, letterbox=0, letterbox_custom=0, podcasts=0, growing=1,
+        growing_period=600.0, edge_copies=0,
+    ) as tb:
+        topic = tb.url("growing0.test", "/feed.xml")
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith("FAIRFETCH_")},
+            **tb.env(),
+            "FAIRFETCH_SMTP_URL": f"smtp://127.0.0.1:{smtp_port}",
+            "FAIRFETCH_PUBLIC_URL": "http://127.0.0.1:9",
+            "FAIRFETCH_NOTIFY_POLL": "0.05",
+            "FAIRFETCH_NOTIFY_RATE": "0",
+            "FAIRFETCH_OBEY_ROBOTS": "false",
+            "NO_COLOR": "1",
+            "COLUMNS": "300",
+        }
+        _cli(env, pg_url, "feeds", "add", topic)
+        engine = sa.create_engine(pg_url)
+        try:
+            def scalar(sql: str, **params: Any) -> Any:
+                with engine.connect() as conn:
+                    return conn.execute(sa.text(sql), params).scalar()
+
+            feed_id = int(scalar("SELECT id FROM feeds WHERE url = :u", u=topic))
+            backlog = int(scalar("SELECT count(*) FROM entries"))
+            token = _subscriptions(pg_url, feed_id, tb.url("hub.growing0.test", "/hub"), topic,
+                                   reader)
+            run = Run(env, pg_url)
+            _until("the confirmation settled", lambda: scalar(
+                "SELECT count(*) FROM notify_outbox WHERE status = 'pending'") == 0)
+            before = len(mails.received)
+
+            tb.clock.advance(600.0)  # the feed publishes one entry; its hub pings us
+            body = b"<rss version='2.0'><channel><title>fat</title></channel></rss>"
+            signature = "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+
+            def push(base: str) -> int:
+                req = urllib.request.Request(
+                    callback_url(base, token), data=body, method="POST",
+                    headers={"Content-Type": "application/rss+xml",
+                             "X-Hub-Signature": signature})
+                with urllib.request.urlopen(req, timeout=DEADLINE) as resp:
+                    return int(resp.status)
+
+            locker = engine.connect()
+            locker.execute(sa.text("LOCK TABLE websub_deliveries IN EXCLUSIVE MODE"))
+            answers: list[int | BaseException] = []
+
+            def hub_push() -> None:
+                try:
+                    answers.append(push(run.url))
+                except BaseException as exc:  # the process dies under it
+                    answers.append(exc)
+
+            pusher = threading.Thread(target=hub_push)
+            pusher.start()
+            try:
+                _until("the delivery's insert waiting on the locked table", lambda: bool(scalar(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND wait_event_type = 'Lock'")))
+                run.kill()
+            finally:
+                locker.rollback()
+                locker.close()
+                pusher.join(DEADLINE)
+            assert len(answers) == 1
+            assert isinstance(answers[0], BaseException), "answered by a killed process"
+            assert scalar("SELECT count(*) FROM websub_deliveries") == 0
+            assert scalar("SELECT count(*) FROM entries") == backlog
+
+            # the hub retries to the restarted process
+            run = Run(env, pg_url)
+            assert push(run.url) == 202
+            _until("the retried ping processed", lambda: scalar(
+                "SELECT count(*) FROM websub_deliveries WHERE status <> 'done'") == 0)
+            mails.wait_for("the new item's mail", lambda: len(mails.received) > before)
+            _until("the outbox drained", lambda: scalar(
+                "SELECT count(*) FROM notify_outbox WHERE status = 'pending'") == 0)
+            err = run.stop()
+            assert run.proc.returncode == 0, err[-3000:]
+
+            assert scalar("SELECT count(*) FROM websub_deliveries") == 1
+            assert scalar("SELECT count(*) FROM entries") == backlog + 1
+            assert scalar("SELECT count(*) FROM notify_outbox WHERE kind = 'item' "
+                          "AND status = 'sent'") == 1
+            assert [m[0] for m in mails.received[before:]] == [(reader,)]
         finally:
             engine.dispose()
