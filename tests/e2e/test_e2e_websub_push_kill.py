@@ -9,7 +9,9 @@ real-time reader, nothing lost, nothing sent twice.
 
 Real processes and parts: the testbed (its YouTube-like platform and hub, in a thread of this
 process), an aiosmtpd sink, `fairfetch run` as a subprocess on SQLite and PostgreSQL. The kill
-point is reached by holding the re-fetch at the testbed (a gate), never by timing.
+point is reached by holding the re-fetch at the testbed (a gate), never by timing. The second
+test kills a fat ping (the feed's body, stored then processed) before its delivery row is
+committed, with a table lock as the gate (PostgreSQL only).
 """
 
 from __future__ import annotations
