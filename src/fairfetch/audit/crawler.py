@@ -162,8 +162,11 @@ class _Crawl:
         self.built_tasks: set[asyncio.Task[None]] = set()
         self.built_pending: set[asyncio.Future[Built]] = set()
         self.built_error: BaseException | None = None
-        #: Built pages of the level in hand -> their share of the next level (Built.found).
-        self.found: dict[int, list[tuple[str, str]]] = {}
+        #: The next level as the level in hand's built pages tell it (Built.found): each new
+        #: URL once, with where it was first found (page id, position) and its source; and how
+        #: many of the level's pages were built by this run.
+        self.news: dict[str, tuple[int, int, str]] = {}
+        self.built_count = 0
         self.robots_row: tuple[str, int | None, str, str | None] | None = None
 
     # --- probes ------------------------------------------------------------------------------
@@ -494,7 +497,16 @@ class _Crawl:
         await self.sink.flush()
 
     def _count_built(self, built: Built) -> None:
-        self.found[built.page_id] = built.found
+        self.built_count += 1
+        if built.found:
+            # Merged as they come (pages are built out of id order): memory for each new URL
+            # once, not for every page that links to it.
+            news = self.news
+            page_id = built.page_id
+            for position, (url, src) in enumerate(built.found):
+                seen = news.get(url)
+                if seen is None or seen[0] > page_id:
+                    news[url] = (page_id, position, src)
         self.stats.pages_done += 1
         self.stats.rows += built.rows
         for key, n in built.skipped.items():
@@ -559,21 +571,17 @@ class _Crawl:
             return []
         contains = self.scope.contains
         known = self.page_ids
-        found = self.found
-        if all(page_id in found for page_id in page_ids):
+        news, self.news = self.news, {}
+        built, self.built_count = self.built_count, 0
+        if built == len(page_ids):
             # Every page of the level was built by this run: the candidates came back with
             # them, and the query (40-70 ms at the big levels of 10,000 pages, with the
             # writer idle and no fetch going) is not needed. A resumed level goes to the file.
-            out: list[tuple[str, str]] = []
-            taken: set[str] = set()
-            for page_id in page_ids:  # ascending, as the query orders its parents
-                for url, src in found.pop(page_id):
-                    if url not in taken and url not in known and contains(url):
-                        taken.add(url)
-                        out.append((url, src))
-            return out
-        for page_id in page_ids:
-            found.pop(page_id, None)
+            first_found = sorted(news.items(), key=lambda item: item[1])
+            return [
+                (url, src) for url, (_, _, src) in first_found
+                if url not in known and contains(url)
+            ]  # fmt: skip
         await self.sink.flush()  # the query reads what the writer holds too
         rows = self.cf.next_level_candidates(min(page_ids), max(page_ids))
         return [(url, src) for url, src, _k in rows if url not in known and contains(url)]
