@@ -22,6 +22,9 @@ audit_app = typer.Typer(help="Audit one website: crawl it, judge it, export a wo
                         no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
 
+#: Requests in flight to the audited site, at most (--concurrency).
+MAX_CONCURRENCY = 1024
+
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "notice": "cyan"}
 
 
@@ -53,8 +56,10 @@ def crawl(
     ] = False,
     concurrency: Annotated[
         int | None,
-        typer.Option("--concurrency", min=1, help="Requests in flight to the site "
-                     "(default: per_host_in_flight)"),
+        # Bounded: each slot is a worker started before the first request, so 1e20 never
+        # returned; and 1,024 requests in flight to one site is already no politeness.
+        typer.Option("--concurrency", min=1, max=MAX_CONCURRENCY, help="Requests in flight to "
+                     "the site (default: per_host_in_flight)"),
     ] = None,
     max_externals: Annotated[
         int,
