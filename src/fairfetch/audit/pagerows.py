@@ -8,8 +8,10 @@ parsing moves there (``CrawlOptions.parse_process``); either way one builder own
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from json.encoder import encode_basestring_ascii
 from typing import Any, NamedTuple
 
 from fairfetch.audit.indexability import indexability, is_html
@@ -52,8 +54,23 @@ class Built:
     page_id: int = 0
 
 
+_clock: list[Any] = [None, ""]
+
+
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    """The time a page is written, to the second: formatted once a second, not once a page
+    (2.7 µs a page)."""
+    second = int(time.time())
+    if second != _clock[0]:
+        _clock[0] = second
+        _clock[1] = datetime.fromtimestamp(second, UTC).isoformat(timespec="seconds")
+    return str(_clock[1])
+
+
+def _json_strings(values: list[str]) -> str:
+    """``json.dumps(values)`` for a list of strings, without the encoder's set-up per call
+    (2-4 -> 0.5-0.7 µs: a page's h1s)."""
+    return "[" + ", ".join(map(encode_basestring_ascii, values)) + "]"
 
 
 class PageRowBuilder:
@@ -200,7 +217,7 @@ class PageRowBuilder:
             facts.descriptions[0] if facts and facts.descriptions else None,
             len(facts.descriptions) if facts else None,
             int(facts.description_outside_head) if facts else None,
-            json.dumps(facts.h1s) if facts else None,
+            _json_strings(facts.h1s) if facts else None,
             len(facts.h1s) if facts else None,
             "".join(map(str, facts.heading_levels)) if facts else None,
             canonical,
