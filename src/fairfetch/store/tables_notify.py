@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from fairfetch.store.tables import metadata
-from fairfetch.store.types import UTCDateTime
+from fairfetch.store.types import BindableText, UTCDateTime
 
 notify_readers = sa.Table(
     "notify_readers",
@@ -84,9 +84,10 @@ notify_outbox = sa.Table(
     #: not sent before this (a digest's issue time; a retry's backoff)
     sa.Column("due_at", UTCDateTime, nullable=False),
     sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
-    sa.Column("last_error", sa.Text),
+    #: the mail server's reply: any bytes (aiosmtplib decodes it with surrogateescape)
+    sa.Column("last_error", BindableText),
     sa.Column("message_id", sa.Text, nullable=False),
-    sa.Column("subject", sa.Text),
+    sa.Column("subject", BindableText),
     sa.Column("sent_at", UTCDateTime),
     #: a digest issue stops taking items when it first goes on the wire (see issue_is_open)
     sa.Column("closed_at", UTCDateTime),
@@ -167,9 +168,10 @@ notify_sink = sa.Table(
     metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("received_at", UTCDateTime, nullable=False),
-    sa.Column("mail_from", sa.Text, nullable=False, server_default=""),
-    sa.Column("rcpt_to", sa.Text, nullable=False, server_default=""),
-    sa.Column("subject", sa.Text, nullable=False, server_default=""),
-    sa.Column("message_id", sa.Text, nullable=False, server_default=""),
-    sa.Column("raw", sa.Text, nullable=False),
+    #: what an SMTP client sent, whatever it is
+    sa.Column("mail_from", BindableText, nullable=False, server_default=""),
+    sa.Column("rcpt_to", BindableText, nullable=False, server_default=""),
+    sa.Column("subject", BindableText, nullable=False, server_default=""),
+    sa.Column("message_id", BindableText, nullable=False, server_default=""),
+    sa.Column("raw", BindableText, nullable=False),
 )
