@@ -489,7 +489,8 @@ class SqlStore:
                     sa.select(crawls.c.politeness_key, sa.func.count())
                     .where(crawls.c.at >= day, crawls.c.outcome == "throttled")
                     .group_by(crawls.c.politeness_key)
-                    .order_by(sa.func.count().desc())
+                    # ties by name, as /crawlstats breaks them (web/stats.py): the same 20 keys
+                    .order_by(sa.func.count().desc(), crawls.c.politeness_key)
                     .limit(20)
                 )
             ]
