@@ -10,6 +10,7 @@ like in the file.
 from __future__ import annotations
 
 import inspect
+import zipfile
 from pathlib import Path
 
 import openpyxl
@@ -76,3 +77,21 @@ def test_acceptance_a_cell_over_the_limit_is_truncated_in_the_file_and_says_so(
     assert "truncated" in cut
     assert "40000" in cut  # says how long the value was
     assert kept == exactly  # a cell at the limit is not cut
+
+
+def test_acceptance_export_writes_in_constant_memory_mode(tmp_path: Path) -> None:
+    """XlsxWriter's constant-memory mode writes each row out as it comes, its strings inline
+    (no shared-strings table, which holds every distinct string of the workbook in memory):
+    what the file of a real export shows."""
+    from fairfetch.audit.crawlfile import CrawlFile
+
+    crawl = tmp_path / "empty-crawl.db"
+    CrawlFile(crawl).close()
+    xlsx = tmp_path / "export.xlsx"
+    export_crawl(crawl, xlsx=xlsx)
+    with zipfile.ZipFile(xlsx) as z:
+        names = z.namelist()
+        assert "xl/sharedStrings.xml" not in names
+        sheets = [n for n in names if n.startswith("xl/worksheets/sheet")]
+        assert len(sheets) >= 16
+        assert all(b't="inlineStr"' in z.read(n) for n in sheets)  # header rows at least
