@@ -61,11 +61,17 @@ def crawl_with_progress(
 
     async def go() -> CrawlSummary:
         try:
-            return await crawler.crawl_due(
+            summary = await crawler.crawl_due(
                 max_feeds=max_feeds, on_total=on_total, on_result=on_result
             )
-        finally:
-            await crawler.aclose()
+        except BaseException:
+            # Ctrl-C (the pass cancelled) or an error: fetches in flight are dropped and their
+            # feeds stay due, as after a kill. Closed as on a normal end, one Ctrl-C waited for
+            # each fetch in flight to finish or time out (total_timeout), saying nothing.
+            await crawler.aclose(abort=True)
+            raise
+        await crawler.aclose()
+        return summary
 
     with progress:
         return asyncio.run(go())

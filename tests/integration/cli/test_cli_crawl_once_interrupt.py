@@ -1,0 +1,113 @@
+"""Ctrl-C stops ``crawl --once`` at once: fetches in flight are dropped, as after a kill (their
+feeds stay due), not waited for. The command closed its crawler as on a normal end, so one
+Ctrl-C left it waiting for every fetch in flight to finish or time out (``total_timeout``,
+60 s by default; here an hour: the server never answers), saying nothing.
+
+The process is its own (SIGINT reaches it as from a terminal); the bound on its wait is a hang
+guard, not a measurement: with the bug it waits the hour."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from fairfetch.store import open_store
+
+
+class _SilentServer:
+    """Answers robots.txt with a 404, then holds the feed's request unanswered until the client
+    closes the connection."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.feed_requested = threading.Event()
+        self.client_gave_up = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            request = b""
+            while b"\r\n\r\n" not in request:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    return
+                request += chunk
+            if request.startswith(b"GET /robots.txt"):
+                conn.sendall(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n"
+                             b"Connection: close\r\n\r\n")
+                return
+            self.feed_requested.set()
+            while conn.recv(4096):  # until the client closes (recv returns b"")
+                pass
+            self.client_gave_up.set()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture
+def server() -> Iterator[_SilentServer]:
+    s = _SilentServer()
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+def test_cli_crawl_once_stops_on_ctrl_c_without_waiting_for_fetches(
+    server: _SilentServer, tmp_path: Path
+) -> None:
+    db = f"sqlite:///{tmp_path}/int.db"
+    store = open_store(db)
+    try:
+        store.add_feed(f"http://127.0.0.1:{server.port}/feed", now=datetime.now(UTC),
+                       politeness_key="127.0.0.1")
+    finally:
+        store.close()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FAIRFETCH_")}
+    env.update(FAIRFETCH_ALLOW_NETWORKS="127.0.0.1/32", FAIRFETCH_TOTAL_TIMEOUT="3600",
+               FAIRFETCH_FIRST_BYTE_TIMEOUT="3600")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fairfetch", "--db", db, "crawl", "--once"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
+        # as from a terminal (a background job would inherit SIGINT ignored)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        assert server.feed_requested.wait(60), "the feed was never requested"
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            pytest.fail("one Ctrl-C did not stop crawl --once: it waited for the fetch")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode != 0  # interrupted, not a finished pass
+    assert "Traceback" not in err
+    assert server.client_gave_up.wait(60)  # the fetch in flight was dropped
+    store = open_store(db)
+    try:
+        [feed] = store.list_feeds()
+        assert feed.status == "new"  # nothing about the feed was written: it stays due
+    finally:
+        store.close()
