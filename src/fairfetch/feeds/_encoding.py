@@ -220,18 +220,48 @@ def fix_char_refs(data: bytes, everywhere: bool = False) -> tuple[bytes, bool]:
     return fixed, fixed != data
 
 
-_DOCTYPE = re.compile(rb"<!DOCTYPE\s[^\[>]*(?:\[.*?\]\s*)?>", re.DOTALL | re.IGNORECASE)
+#: A DOCTYPE whose quoted literals may hold '>' or '[' ("SYSTEM 'a>b'"), with its internal
+#: subset; the subset ends at the first "]" that closes it with ">".
+_DOCTYPE = re.compile(
+    rb"""<!DOCTYPE\s(?:[^\[>"']|"[^"]*"|'[^']*')*(?:\[.*?\]\s*)?>""", re.DOTALL | re.IGNORECASE
+)
+#: The same, reading quotes as plain characters: for a DOCTYPE the first cannot match (an
+#: unbalanced quote), which must go all the same.
+_DOCTYPE_LOOSE = re.compile(rb"<!DOCTYPE\s[^\[>]*(?:\[.*?\]\s*)?>", re.DOTALL | re.IGNORECASE)
+
+
+def _doctype_start(data: bytes) -> int:
+    """Where the DOCTYPE begins, or -1: looked for in the prolog only (whitespace, the XML
+    declaration, comments, processing instructions: however long), never past the root
+    element's start. A fixed window let a bomb through behind a 5 KB comment."""
+    pos = 0
+    while True:
+        i = data.find(b"<", pos)
+        if i < 0:
+            return -1
+        if data.startswith(b"<?", i):
+            end = data.find(b"?>", i + 2)
+            if end < 0:
+                return -1
+            pos = end + 2
+        elif data.startswith(b"<!--", i):
+            end = data.find(b"-->", i + 4)
+            if end < 0:
+                return -1
+            pos = end + 3
+        elif data.startswith(b"<!", i) and data[i + 2:i + 9].upper() == b"DOCTYPE":
+            return i
+        else:
+            return -1  # the root element (or markup that is no prolog): no DOCTYPE after it
 
 
 def strip_doctype(data: bytes) -> tuple[bytes, bool]:
     """Remove the DOCTYPE (and its internal subset). Feeds need no DTD; entity declarations
     are how billion-laughs and external-entity attacks arrive. Returns (data, had entities)."""
-    start = data.find(b"<!", 0, 4096)  # no copy of the head; most feeds have no DOCTYPE
-    while start >= 0 and data[start + 2:start + 9].upper() != b"DOCTYPE":
-        start = data.find(b"<!", start + 2, 4096)
+    start = _doctype_start(data)
     if start < 0:
         return data, False
-    m = _DOCTYPE.match(data, start)
+    m = _DOCTYPE.match(data, start) or _DOCTYPE_LOOSE.match(data, start)
     if not m:
         return data, False
     return data[:start] + data[m.end():], b"<!ENTITY" in m.group(0)

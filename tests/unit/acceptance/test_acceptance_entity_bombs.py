@@ -87,12 +87,6 @@ def test_acceptance_entity_bomb_keeps_its_entries_and_says_what_it_recovered(nam
     assert feed.problems  # what was recovered from is said
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="feeds/_encoding.strip_doctype looks for the DOCTYPE only in the first 4,096 bytes: "
-    "behind a longer prologue (a comment, whitespace) the DTD stays, libxml2 stops the parse at "
-    "its entity-amplification limit, and every entry of the feed is lost",
-)
 @pytest.mark.parametrize("name", ["rss-after-long-comment", "atom-after-long-whitespace"])
 def test_acceptance_entity_bomb_behind_a_long_prologue_keeps_its_entries(name: str) -> None:
     feed = parse_feed(CASES[name])
@@ -100,12 +94,6 @@ def test_acceptance_entity_bomb_behind_a_long_prologue_keeps_its_entries(name: s
     assert [e.id for e in feed.entries] == ["g1"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="feeds/_encoding._DOCTYPE ends the DOCTYPE at the first '>' (or ']...>'), even one "
-    "inside a quoted system literal: the rest of the DTD is left before the root element and a "
-    "well-formed feed comes back ok=False, 'not a feed: unparseable XML'",
-)
 def test_acceptance_doctype_with_a_quoted_gt_is_still_a_feed() -> None:
     feed = parse_feed(CASES["rss-system-literal-with-gt"])
     assert feed.ok
