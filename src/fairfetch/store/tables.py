@@ -17,6 +17,10 @@ from fairfetch.store.types import (
     UTCDateTime,
 )
 
+#: A 64-bit id on PostgreSQL for the rows spent by every crawl (migration 0012); SQLite's row
+#: ids are 64-bit already, and its INTEGER PRIMARY KEY must stay one to be the row id.
+WIDE_ID = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+
 metadata = sa.MetaData(
     naming_convention={
         "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -97,7 +101,7 @@ entries = sa.Table(
 crawls = sa.Table(
     "crawls",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("id", WIDE_ID, primary_key=True, autoincrement=True),
     sa.Column("feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE")),
     sa.Column("url", BindableText, nullable=False),
     sa.Column("at", UTCDateTime, nullable=False, index=True),
@@ -118,7 +122,7 @@ crawls = sa.Table(
 redirects = sa.Table(
     "redirects",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("id", WIDE_ID, primary_key=True, autoincrement=True),
     sa.Column("feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False),
     sa.Column("hop", sa.Integer, nullable=False),
     sa.Column("url", BindableText, nullable=False),
@@ -131,7 +135,7 @@ redirects = sa.Table(
 authors = sa.Table(
     "authors",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("id", WIDE_ID, primary_key=True, autoincrement=True),
     sa.Column("feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False),
     #: the three are one unique key together: each is kept to a third of its room
     sa.Column("name", KeyText(AUTHOR_KEY_BYTES), nullable=False, server_default=""),
@@ -144,7 +148,7 @@ authors = sa.Table(
 feed_links = sa.Table(
     "feed_links",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("id", WIDE_ID, primary_key=True, autoincrement=True),
     sa.Column("feed_id", sa.Integer, sa.ForeignKey("feeds.id", ondelete="CASCADE"), nullable=False),
     sa.Column("url", KeyText(), nullable=False),
     sa.Column("network", BindableText, nullable=False, server_default="web"),
@@ -155,9 +159,9 @@ feed_links = sa.Table(
 author_links = sa.Table(
     "author_links",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("id", WIDE_ID, primary_key=True, autoincrement=True),
     sa.Column(
-        "author_id", sa.Integer, sa.ForeignKey("authors.id", ondelete="CASCADE"), nullable=False
+        "author_id", WIDE_ID, sa.ForeignKey("authors.id", ondelete="CASCADE"), nullable=False
     ),
     sa.Column("url", KeyText(), nullable=False),
     sa.Column("network", BindableText, nullable=False, server_default="web"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from fairfetch.store.tables import metadata
+from fairfetch.store.tables import WIDE_ID, metadata
 from fairfetch.store.types import UTCDateTime
 
 websub_subscriptions = sa.Table(
@@ -38,7 +38,7 @@ websub_subscriptions = sa.Table(
 websub_deliveries = sa.Table(
     "websub_deliveries",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("id", WIDE_ID, primary_key=True, autoincrement=True),  # 64-bit: 0013
     sa.Column(
         "subscription_id",
         sa.Integer,
@@ -60,7 +60,7 @@ websub_deliveries = sa.Table(
 websub_pings = sa.Table(
     "websub_pings",
     metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("id", WIDE_ID, primary_key=True, autoincrement=True),  # 64-bit: 0013
     sa.Column(
         "subscription_id",
         sa.Integer,
