@@ -16,6 +16,15 @@ async def test_requests_sent_together_are_counted_in_flight_together(testbed: Te
     assert len(specs) == N
     assert testbed.options.latency == 0
     conns = [await asyncio.open_connection("127.0.0.1", testbed.base_port) for _ in specs]
+    # Each connection answered once (by the control host, not counted) before the test: the
+    # server has accepted it and reads from it, so the requests below reach it together.
+    for reader, writer in conns:
+        writer.write(b"GET /_testbed/clock HTTP/1.1\r\nHost: control.test\r\n\r\n")
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length:"))
+        await reader.readexactly(length)
+    assert (await testbed.stats())["total"]["requests"] == 0
     for (_, writer), spec in zip(conns, specs, strict=True):
         path = spec.url.split(str(testbed.base_port), 1)[1]
         writer.write(f"GET {path} HTTP/1.1\r\nHost: {spec.host}\r\nConnection: close\r\n\r\n"
