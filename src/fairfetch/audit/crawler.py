@@ -695,15 +695,23 @@ class _Crawl:
             max_depth = self.options.max_depth
             if (
                 next_urls
-                and next_depth is not None
                 and max_depth is not None
-                and next_depth > max_depth
+                and (next_depth is None or next_depth > max_depth)
             ):
+                # Past the depth, or linked from pages listed only in a sitemap: their click
+                # depth is unknown, so their links may lead anywhere past it.
                 self.stats.cut_short = "max_depth"
                 next_urls = []
             if not next_urls and not sitemap_level_done:
                 sitemap_level_done = True
-                leftovers = [u for u in await sitemaps if u not in self.page_ids]
+                listed = await sitemaps  # read (and recorded) whether or not crawled
+                # Sitemap pages no link reached: orphans when the links ran out on their own;
+                # with the crawl cut at the depth they may only lie deeper, so they wait.
+                leftovers = (
+                    []
+                    if self.stats.cut_short == "max_depth"
+                    else [u for u in listed if u not in self.page_ids]
+                )
                 if leftovers:
                     level += 1
                     current = await self._queue_level(
