@@ -14,6 +14,7 @@ from fairfetch.cli._app import (
     _shown_url,
     app,
     console,
+    err_console,
     globals_of,
     open_store_at,
     print_json,
@@ -111,11 +112,28 @@ def crawl(
         async def forever() -> None:
             stop = asyncio.Event()
             loop = asyncio.get_running_loop()
+
+            def on_signal() -> None:
+                # The pass under way ends first (its fetches finish or time out, up to
+                # total_timeout): said, and a second Ctrl-C stops at once, as a kill would
+                # (nothing is lost: each batch is one transaction and unwritten feeds stay
+                # due). The second used to be swallowed like the first.
+                stop.set()
+                for sig in (signal.SIGINT, signal.SIGTERM):
+                    loop.remove_signal_handler(sig)
+                err_console.print(
+                    "stopping once the fetches in flight end (Ctrl-C again to stop now)",
+                    highlight=False, markup=False,
+                )
+
             for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, stop.set)
+                loop.add_signal_handler(sig, on_signal)
             await crawler.run_forever(stop)
 
-        asyncio.run(forever())
+        try:
+            asyncio.run(forever())
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None  # stopped by the second Ctrl-C, as a shell says
     finally:
         store.close()
 

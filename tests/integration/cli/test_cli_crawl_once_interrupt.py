@@ -111,3 +111,55 @@ def test_cli_crawl_once_stops_on_ctrl_c_without_waiting_for_fetches(
         assert feed.status == "new"  # nothing about the feed was written: it stays due
     finally:
         store.close()
+
+
+def test_cli_crawl_for_ever_says_it_is_stopping_and_a_second_ctrl_c_stops_it_now(
+    server: _SilentServer, tmp_path: Path
+) -> None:
+    """``fairfetch crawl`` (for ever) ends the pass under way on Ctrl-C, its fetches finishing or
+    timing out: that is said, and a second Ctrl-C stops at once. Both were swallowed: with the
+    server silent, three Ctrl-C left it running, silent, until the fetch timed out."""
+    db = f"sqlite:///{tmp_path}/ever.db"
+    store = open_store(db)
+    try:
+        store.add_feed(f"http://127.0.0.1:{server.port}/feed", now=datetime.now(UTC),
+                       politeness_key="127.0.0.1")
+    finally:
+        store.close()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FAIRFETCH_")}
+    env.update(FAIRFETCH_ALLOW_NETWORKS="127.0.0.1/32", FAIRFETCH_TOTAL_TIMEOUT="3600",
+               FAIRFETCH_FIRST_BYTE_TIMEOUT="3600")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fairfetch", "--db", db, "crawl"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    said: list[str] = []
+    stopping = threading.Event()
+
+    def read_stderr() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            said.append(line)
+            if "Ctrl-C again" in line:
+                stopping.set()
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    try:
+        assert server.feed_requested.wait(60), "the feed was never requested"
+        proc.send_signal(signal.SIGINT)
+        assert stopping.wait(60), f"the first Ctrl-C said nothing: {said}"
+        assert proc.poll() is None  # still ending its pass
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pytest.fail("a second Ctrl-C did not stop crawl")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        reader.join(10)
+    assert proc.returncode == 130
+    assert not any("Traceback" in line for line in said), said
