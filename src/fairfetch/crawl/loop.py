@@ -139,6 +139,11 @@ class Crawler:
         #: Hosts of different domains throttled together from one address share a backend key
         #: (in memory: evidence, not a fingerprint, so it is not written to the feed).
         self.grouper = BackendGrouper()
+        #: A domain whose hosts answered as one platform (``backend:<name>``, fingerprinted on
+        #: two hosts at least): its other feeds — added since, not fetched yet — are that
+        #: platform's too, and share its key instead of a second budget of the domain's own.
+        self._platform_of_domain: dict[str, str] = {}
+        self._platform_hosts: dict[tuple[str, str], set[str]] = {}
         #: Poll jobs queued in the dispatcher and not started yet, by feed id (for deferral).
         self._waiting: dict[int, _Job] = {}
         self._on_result: Callable[[FeedResult], None] | None = None
@@ -339,6 +344,11 @@ class Crawler:
             futures.append(done)
         if not page:
             return
+        for feed in page:
+            # Before any of the page is queued: a platform's feeds added since it was
+            # fingerprinted go on its key, not on their domain's.
+            if feed.politeness_key.startswith("backend:"):
+                self._learn_platform(feed.url, feed.politeness_key)
         robots = self.fetcher.robots
         if self.settings.obey_robots and robots.backing is self.robots_backing:
             origins = {robots.origin(f.url) for f in page}
@@ -544,10 +554,28 @@ class Crawler:
         return job.future
 
     def _key_for(self, feed: FeedRecord) -> str:
-        """A fingerprinted backend wins; else evidence of a shared backend; else the feed's key."""
-        if feed.politeness_key.startswith("backend:"):
-            return feed.politeness_key
-        return self.grouper.backend_for(feed.url, now=time.monotonic()) or feed.politeness_key
+        """A fingerprinted backend wins (the feed's own, or its domain's platform); else
+        evidence of a shared backend; else the feed's key."""
+        key = feed.politeness_key
+        if key.startswith("backend:"):
+            return key
+        platform = self._platform_of_domain.get(key)
+        if platform is not None:
+            return platform
+        return self.grouper.backend_for(feed.url, now=time.monotonic()) or key
+
+    def _learn_platform(self, url: str, backend_key: str) -> None:
+        """``url`` answered as ``backend_key``. Two hosts of one domain doing so make the
+        domain the platform's (one custom domain on a platform says nothing of the domain's
+        other hosts: a company's blog on Ghost, its podcast elsewhere)."""
+        domain = politeness_key(url)
+        if domain in self._platform_of_domain or domain.startswith("backend:"):
+            return
+        hosts = self._platform_hosts.setdefault((domain, backend_key), set())
+        hosts.add(host_of(url))
+        if len(hosts) >= 2:
+            self._platform_of_domain[domain] = backend_key
+            del self._platform_hosts[(domain, backend_key)]
 
     async def _finish(
         self,
@@ -860,6 +888,8 @@ class Crawler:
             changes["duplicate_of"] = duplicate_of
         if decision.outcome in ("ok", "not_modified"):
             changes.update(extra)
+            if extra.get("backend"):
+                self._learn_platform(feed.url, str(extra["backend"]))
             if feed.status == "dead":
                 # Revived (a success): it duplicates nothing any more.
                 changes["duplicate_of"] = None

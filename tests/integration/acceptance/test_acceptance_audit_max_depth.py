@@ -10,8 +10,6 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import pytest
-
 from fairfetch.audit.crawler import CrawlOptions, CrawlStats, crawl_site
 from fairfetch.audit.rules import run_rules
 from fairfetch.audit.view import load_view

@@ -12,8 +12,6 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
-
 from fairfetch.crawl import Crawler, utcnow
 from fairfetch.net.politeness import politeness_key
 from fairfetch.store import open_store
@@ -46,13 +44,6 @@ async def test_acceptance_storm_never_more_than_one_request_to_a_host(tmp_path: 
     assert stats["domains"]["letterbox.test"]["max_in_flight"] <= CAP
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="crawl/loop.Crawler._key_for keys a feed by its own stored politeness_key: feeds of "
-    "letterbox.test that answered with the platform's fingerprint are 'backend:letterbox', feeds "
-    "of the same registrable domain added later are still 'letterbox.test'; two keys, each with "
-    "its own cap, so the domain (and the platform) sees twice the per-key cap in flight",
-)
 async def test_acceptance_a_growing_platform_never_exceeds_the_cap(tmp_path: Path) -> None:
     # No throttling here: the platform answers everything, so nothing pauses either key.
     async with running_testbed(

@@ -1,0 +1,38 @@
+"""A domain whose hosts answered as one platform puts its other feeds on the platform's key.
+
+Feeds added after a platform was fingerprinted kept their domain's key until their first
+answer: two keys for one platform, each with its own cap, so the platform saw twice the cap in
+flight (tests/integration/acceptance/test_acceptance_platform_politeness.py measures it). One
+custom domain on a platform says nothing of the domain's other hosts."""
+
+from __future__ import annotations
+
+from fairfetch.config import Settings
+from fairfetch.crawl import Crawler, utcnow
+from fairfetch.net.politeness import politeness_key
+from fairfetch.store import SqlStore
+
+
+def _feed(store: SqlStore, url: str, key: str | None = None):  # type: ignore[no-untyped-def]
+    store.add_feed(url, now=utcnow(), politeness_key=key or politeness_key(url))
+    return store.get_feed(url)
+
+
+async def test_two_hosts_of_a_domain_on_a_platform_make_the_domain_its(store: SqlStore) -> None:
+    settings = Settings(db=store.url)
+    new = _feed(store, "https://carol.letterbox.test/feed")
+    async with Crawler(store, settings) as crawler:
+        assert crawler._key_for(new) == "letterbox.test"
+        crawler._learn_platform("https://alice.letterbox.test/feed", "backend:letterbox")
+        assert crawler._key_for(new) == "letterbox.test"  # one host is no evidence yet
+        crawler._learn_platform("https://bob.letterbox.test/feed", "backend:letterbox")
+        assert crawler._key_for(new) == "backend:letterbox"
+
+
+async def test_one_custom_domain_on_a_platform_keeps_its_other_hosts(store: SqlStore) -> None:
+    settings = Settings(db=store.url)
+    podcast = _feed(store, "https://podcast.example.com/rss")
+    async with Crawler(store, settings) as crawler:
+        crawler._learn_platform("https://blog.example.com/feed", "backend:ghost")
+        crawler._learn_platform("https://blog.example.com/comments/feed", "backend:ghost")
+        assert crawler._key_for(podcast) == "example.com"
