@@ -94,12 +94,6 @@ async def test_acceptance_crawl_stores_and_show_exposes_kind_people_categories(
     assert {"Grace Hopper", "Ada Lovelace"} <= names
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="cli feeds show --json (shared_feed_document) has no entries: the enclosures the "
-    "crawler stores are reachable through the web API's entries only, not through `feeds show "
-    "--json` as issue 3 (Wiring) says",
-)
 async def test_acceptance_show_json_exposes_the_stored_enclosures(
     store: SqlStore, crawled: str
 ) -> None:
