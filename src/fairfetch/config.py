@@ -399,6 +399,14 @@ def unknown_environment(environ: Mapping[str, str] | None = None) -> list[str]:
     for var in sorted(env):
         if not var.startswith("FAIRFETCH_") or var in known or var.startswith(_TOOLING_PREFIXES):
             continue
+        if var == env_name("key_overrides"):
+            # A setting, but a table: read from the config file only. "Not a setting" sent
+            # the operator looking for another name.
+            messages.append(
+                f"{var} is ignored: key_overrides is read from the config file only "
+                '(--config FILE, e.g. key_overrides = {"example.com" = {gap = 2.0}})'
+            )
+            continue
         message = f"{var} is not a fairfetch setting, ignored"
         close = difflib.get_close_matches(var, known, n=1, cutoff=0.7)
         if close:

@@ -51,3 +51,13 @@ def test_cli_says_nothing_when_every_variable_is_a_setting(
     r = CliRunner().invoke(app, ["feeds", "list", "--json"])
     assert r.exit_code == 0, (r.output, r.exception)
     assert r.stderr == ""
+
+
+def test_config_key_overrides_in_the_environment_is_said_to_be_config_file_only() -> None:
+    """key_overrides is a setting, read from the config file only (a table): the warning said
+    FAIRFETCH_KEY_OVERRIDES 'is not a fairfetch setting', sending the operator to look for
+    another name instead of to the file."""
+    [message] = unknown_environment({"FAIRFETCH_KEY_OVERRIDES": '{"a.test": {"gap": 2}}'})
+    assert message.startswith("FAIRFETCH_KEY_OVERRIDES is ignored")
+    assert "config file" in message
+    assert "not a fairfetch setting" not in message
