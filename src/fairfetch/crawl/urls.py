@@ -8,6 +8,12 @@ from urllib.parse import urlsplit, urlunsplit
 from yarl import URL
 
 from fairfetch.errors import InvalidURLError
+from fairfetch.store.types import INDEX_TEXT_BYTES
+
+#: A feed's URL is a unique key of the store: PostgreSQL refuses an index row past ~2,700
+#: bytes, so a longer URL failed the add (or the batch) with a database error, where SQLite
+#: took it. Browsers and servers stop near 2,000 as well (many CDNs at 8 KB, but not all).
+MAX_URL_BYTES = INDEX_TEXT_BYTES
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -67,4 +73,10 @@ def normalize_feed_url(raw: str) -> str:
         # One spelling per host, the one the fetcher sends (IDNA): "bücher.test" and
         # "xn--bcher-kva.test" were two feeds, crawled twice.
         url = url.replace(f"//{host.lower()}", f"//{ascii_host}", 1)
+    size = len(url.encode())
+    if size > MAX_URL_BYTES:
+        raise InvalidURLError(
+            raw if len(raw) <= 120 else raw[:100] + "…",
+            f"{size:,} bytes long: at most {MAX_URL_BYTES:,} are stored",
+        )
     return url

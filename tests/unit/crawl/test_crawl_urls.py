@@ -53,3 +53,20 @@ def test_an_international_host_has_one_spelling(raw: str) -> None:
     """The host as the fetcher sends it (IDNA, as browsers' URL parser spells it): the Unicode
     and punycode spellings of one host were two feeds, crawled twice."""
     assert normalize_feed_url(raw) == "http://xn--bcher-kva.test/feed"
+
+
+def test_a_url_too_long_to_store_is_refused_naming_it() -> None:
+    # PostgreSQL refused the feeds.url index row (~2,700 bytes), SQLite took it: the add
+    # failed with a database error on one backend only. Refused here, one error per entry.
+    from fairfetch.crawl.urls import MAX_URL_BYTES
+
+    base = "https://long.test/"
+    ok = base + "a" * (MAX_URL_BYTES - len(base))
+    assert normalize_feed_url(ok) == ok
+    with pytest.raises(InvalidURLError) as err:
+        normalize_feed_url(ok + "a")
+    assert "2,001 bytes long" in str(err.value)
+    assert "long.test" in str(err.value)
+    # Bytes, not characters: a non-ASCII path counts as sent.
+    with pytest.raises(InvalidURLError):
+        normalize_feed_url(base + "é" * 1000)
