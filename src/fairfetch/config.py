@@ -311,7 +311,10 @@ def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
             # 'internal' error), and an admin token with one can never be sent in a header.
             # The value is not shown: a token or a URL's password is a secret.
             raise ValueError(f"holds a control character (U+{ord(text[bad]):04X} at {bad})")
-        if default and not text.strip():
+        # Spaces around a value (a .env line, a quoted value) are not part of it: a public_url
+        # kept with them built every callback and mail link as 'http://host:8080 /…'.
+        text = text.strip()
+        if default and not text:
             # Never meant: FAIRFETCH_DB= failed later as "database URL ''" (which variable?),
             # and an empty host would have served on every interface.
             raise ValueError(f"empty (unset it for the default, {default!r})")
