@@ -78,8 +78,8 @@ def read_opml(data: bytes, *, name: str = "OPML file") -> tuple[list[Outline], l
         out.append(Outline(url, el.get("title") or el.get("text"), category))
     problems: list[str] = []
     for entry in parser.error_log:
-        if entry.level < etree.ErrorLevels.ERROR:
-            continue
+        if entry.level < etree.ErrorLevels.ERROR or entry.domain == etree.ErrorDomains.NAMESPACE:
+            continue  # an undeclared prefix (itunes:type) loses nothing: the outline is whole
         problem = f"line {entry.line + shift}: {entry.message.strip()}"
         if problem not in problems:
             problems.append(problem)

@@ -136,3 +136,11 @@ def test_opml_export_names_a_site_only_when_it_is_a_web_address(link: str) -> No
     assert b"htmlUrl" in doc  # the good one is kept
     assert doc.count(b"htmlUrl") == 1, doc
     assert b'htmlUrl="https://b.example/"' in doc
+
+
+def test_opml_an_undeclared_namespace_prefix_is_no_problem() -> None:
+    """Exporters write ``itunes:``/``dc:`` attributes without declaring the prefix: libxml2
+    says so, but the outline is read whole, so it is not reported as a bad entry."""
+    doc = (b'<opml version="2.0"><body><outline text="a" xmlUrl="http://a.test/f" '
+           b'itunes:type="episodic" dc:creator="x"/></body></opml>')
+    assert read_opml(doc, name="subs.opml") == ([Outline("http://a.test/f", "a")], [])
