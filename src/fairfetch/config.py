@@ -20,6 +20,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date, time
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -301,8 +302,9 @@ def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
                 raise ValueError("expected a table")
             _check_key_overrides(raw)
             return dict(raw)
-        if isinstance(raw, bool | int | float | list | tuple | Mapping):
-            # str() would make db = 3 the database file "3" and a list its repr.
+        if isinstance(raw, bool | int | float | list | tuple | Mapping | date | time):
+            # str() would make db = 3 the database file "3", a list its repr, and an unquoted
+            # TOML date (a datetime is a date) '1979-05-27 07:32:00+00:00'.
             raise ValueError(f"expected text, not {raw!r}")
         text = str(raw)
         bad = next((i for i, c in enumerate(text) if ord(c) < 0x20 or ord(c) == 0x7F), None)
