@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from fairfetch.errors import ConfigError
 
-__all__ = ["Settings", "env_name", "load_settings", "unknown_environment"]
+__all__ = ["Settings", "env_name", "load_settings", "masked_url", "unknown_environment"]
 
 
 @dataclass(frozen=True)
@@ -204,7 +204,7 @@ def _check_public_url(url: str) -> None:
         raise ValueError(f"not an http(s) URL with a host: {url!r}")
 
 
-def _masked(url: str) -> str:
+def masked_url(url: str) -> str:
     """The URL with the password of its user part replaced by ``***``: an error message about
     the mail server's URL must not print the password to the terminal or a cron mail."""
     scheme, sep, rest = url.partition("://")
@@ -227,7 +227,7 @@ def _check_smtp_url(url: str) -> None:
     if not usable:
         raise ValueError(
             "not an smtp:// or smtps:// URL with a host (and a port from 1 to 65535): "
-            f"{_masked(url)!r}"
+            f"{masked_url(url)!r}"
         )
 
 

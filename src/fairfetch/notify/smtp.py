@@ -13,6 +13,7 @@ from urllib.parse import unquote, urlsplit
 
 import aiosmtplib
 
+from fairfetch.config import masked_url
 from fairfetch.errors import ConfigError
 from fairfetch.notify.render import as_bytes, wire_address
 from fairfetch.notify.replies import judge_reply, refuses_the_message_size
@@ -32,12 +33,14 @@ class SmtpConfig:
     def parse(cls, url: str) -> SmtpConfig:
         parts = urlsplit(url)
         if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
-            raise ConfigError(f"smtp_url {url!r}: expected smtp://user:pass@host:port or smtps://")
+            raise ConfigError(
+                f"smtp_url {masked_url(url)!r}: expected smtp://user:pass@host:port or smtps://"
+            )
         tls = parts.scheme == "smtps"
         try:
             port = parts.port or (465 if tls else 25)
         except ValueError:
-            raise ConfigError(f"smtp_url {url!r}: bad port") from None
+            raise ConfigError(f"smtp_url {masked_url(url)!r}: bad port") from None
         return cls(
             host=parts.hostname,
             port=port,
