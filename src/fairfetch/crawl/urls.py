@@ -16,6 +16,7 @@ from fairfetch.store.types import INDEX_TEXT_BYTES
 MAX_URL_BYTES = INDEX_TEXT_BYTES
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def _is_control(c: str) -> bool:
@@ -61,9 +62,12 @@ def normalize_feed_url(raw: str) -> str:
         netloc = f"[{netloc}]"
     if parts.username or parts.password:
         raise InvalidURLError(raw, "credentials in URLs are not supported")
-    if port is not None:
+    scheme = parts.scheme.lower()
+    if port is not None and port != _DEFAULT_PORTS[scheme]:
+        # The scheme's own port is no part of the address: "http://x:80/f" and "http://x/f"
+        # were two feeds of one URL, crawled twice.
         netloc += f":{port}"
-    url = urlunsplit((parts.scheme.lower(), netloc, parts.path or "/", parts.query, ""))
+    url = urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
     try:
         parsed = URL(url)  # what the fetcher will parse: refuse here what it would refuse
     except (ValueError, UnicodeError) as exc:

@@ -70,3 +70,18 @@ def test_a_url_too_long_to_store_is_refused_naming_it() -> None:
     # Bytes, not characters: a non-ASCII path counts as sent.
     with pytest.raises(InvalidURLError):
         normalize_feed_url(base + "é" * 1000)
+
+
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        ("http://x.test:80/f", "http://x.test/f"),
+        ("https://x.test:443/f", "https://x.test/f"),
+        ("HTTP://x.test:80", "http://x.test/"),
+        ("http://x.test:443/f", "http://x.test:443/f"),  # another scheme's port is a port
+        ("https://x.test:8443/f", "https://x.test:8443/f"),
+    ],
+)
+def test_the_schemes_own_port_is_no_part_of_the_feeds_address(given: str, stored: str) -> None:
+    # Two spellings of one URL were two feeds, crawled twice.
+    assert normalize_feed_url(given) == stored
