@@ -44,7 +44,7 @@ from fairfetch.errors import AuditError, InputError, InvalidURLError
 from fairfetch.net.fetch import Fetcher
 from fairfetch.net.outcome import FetchResult
 
-__all__ = ["CrawlOptions", "CrawlStats", "crawl_site"]
+__all__ = ["MAX_CONCURRENCY", "CrawlOptions", "CrawlStats", "crawl_site"]
 
 _MAX_SITEMAP_FILES = 50
 #: Why a URL is status-checked, most telling first: an external row shows one (``via``). A
@@ -138,7 +138,11 @@ class _Crawl:
         self.fetcher = fetcher
         self.progress = progress
         self.scope = Scope(start_url, registrable_domain=options.registrable_domain)
-        self.concurrency = max(1, options.concurrency or settings.per_host_in_flight)
+        # One worker a slot: a per_host_in_flight of millions from a config file started
+        # millions of workers (the crawl never began).
+        self.concurrency = min(
+            MAX_CONCURRENCY, max(1, options.concurrency or settings.per_host_in_flight)
+        )
         self.site_slots = asyncio.Semaphore(self.concurrency)
         self.pacer = Pacer(settings.per_key_gap)
         self.sink: Sink
@@ -759,6 +763,9 @@ class _Crawl:
 
 
 #: Lowest value of each numeric option (None: no limit, where None is allowed).
+#: Requests in flight to the audited site, at most (``--concurrency``; the default,
+#: ``per_host_in_flight``, is held to it too).
+MAX_CONCURRENCY = 1024
 _OPTION_MINIMUM = {
     "max_pages": 1, "max_depth": 0, "concurrency": 1, "probe_concurrency": 1,
     "max_externals": 0, "batch_size": 1,
@@ -772,6 +779,10 @@ def _check_options(options: CrawlOptions) -> None:
         value = getattr(options, name)
         if value is not None and value < minimum:
             raise InputError(f"{name}={value}", f"must be at least {minimum}")
+    if options.concurrency is not None and options.concurrency > MAX_CONCURRENCY:
+        raise InputError(
+            f"concurrency={options.concurrency}", f"must be at most {MAX_CONCURRENCY}"
+        )
 
 
 def _use_parse_process(asked: bool | None) -> bool:

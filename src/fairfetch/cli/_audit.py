@@ -22,7 +22,8 @@ audit_app = typer.Typer(help="Audit one website: crawl it, judge it, export a wo
                         no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
 
-#: Requests in flight to the audited site, at most (--concurrency).
+#: Requests in flight to the audited site, at most (--concurrency): audit.crawler.MAX_CONCURRENCY,
+#: spelt here so that --help does not import the crawl (a test keeps the two equal).
 MAX_CONCURRENCY = 1024
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "notice": "cyan"}
