@@ -40,8 +40,9 @@ async def test_review_a_stored_pause_holds_the_key_the_feed_is_fetched_under(
                          ("https://bob.letterbox.test/feed", "backend:letterbox"),
                          (CAROL, "letterbox.test")):
             store.add_feed(url, now=now - timedelta(minutes=1), politeness_key=key)
-        # A Retry-After an earlier pass was given for carol's key, a few seconds left.
-        save_key_pauses(store, {"letterbox.test": now + timedelta(seconds=3)}, now)
+        # A Retry-After an earlier pass was given for carol's key, two seconds left (the
+        # crawler's clock is held at ``now``, so a loaded machine cannot use them up).
+        save_key_pauses(store, {"letterbox.test": now + timedelta(seconds=2)}, now)
 
         paused: list[str] = []
         put_keys: dict[str, str | None] = {}
@@ -59,7 +60,7 @@ async def test_review_a_stored_pause_holds_the_key_the_feed_is_fetched_under(
         monkeypatch.setattr(Dispatcher, "put", put)
         settings = Settings(db=store.url, allow_networks=("127.0.0.1/32",),
                             resolve=("*.letterbox.test:127.0.0.2",))
-        async with Crawler(store, settings) as crawler:
+        async with Crawler(store, settings, clock=lambda: now) as crawler:
             await crawler.crawl_due()
         assert "letterbox.test" in paused or "backend:letterbox" in paused  # the pause was read
         assert put_keys[CAROL] in paused  # ... and holds the key carol is fetched under
