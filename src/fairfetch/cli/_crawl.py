@@ -296,7 +296,11 @@ def demo(
             sink.stop()
             return
         try:
-            from fairfetch.cli._web import _startup_failure_is_an_error
+            from fairfetch.cli._web import (
+                _second_ctrl_c_exits,
+                _startup_failure_is_an_error,
+                _stopping,
+            )
             from fairfetch.web.serve import run_service
         except ImportError:
             console.print("(the web directory is not available in this build)")
@@ -312,9 +316,10 @@ def demo(
             )
 
         try:
-            with _startup_failure_is_an_error("127.0.0.1", port):
+            with _second_ctrl_c_exits(), _startup_failure_is_an_error("127.0.0.1", port):
                 run_service(
-                    env.settings, env.store, host="127.0.0.1", port=port, on_started=announce
+                    env.settings, env.store, host="127.0.0.1", port=port, on_started=announce,
+                    on_stopping=_stopping,
                 )
         finally:
             sink.stop()

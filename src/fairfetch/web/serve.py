@@ -172,12 +172,26 @@ async def run_all(
             await crawler.aclose()
 
 
-def install_stop_signals(stop: asyncio.Event) -> None:
-    """SIGINT and SIGTERM set ``stop`` (every part then finishes its work and returns)."""
+def install_stop_signals(
+    stop: asyncio.Event, on_stopping: Callable[[], None] | None = None
+) -> None:
+    """The first SIGINT or SIGTERM sets ``stop`` (every part then finishes its work in hand:
+    the crawl's fetches in flight may take up to ``total_timeout``) and calls ``on_stopping``
+    (to say so); the next one is the default's again (SIGINT: KeyboardInterrupt, at once, as a
+    kill would: nothing is lost). Every Ctrl-C used to be swallowed until the pass ended."""
     loop = asyncio.get_running_loop()
+
+    def first() -> None:
+        stop.set()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(sig)
+        if on_stopping is not None:
+            on_stopping()
+
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(sig, stop.set)
+            loop.add_signal_handler(sig, first)
 
 
 def run_service(
@@ -187,12 +201,14 @@ def run_service(
     host: str,
     port: int,
     on_started: Callable[[str], None] | None = None,
+    on_stopping: Callable[[], None] | None = None,
 ) -> None:
-    """``fairfetch run`` as a blocking call (the demo uses it): until SIGINT or SIGTERM."""
+    """``fairfetch run`` as a blocking call (the demo uses it): until SIGINT or SIGTERM (see
+    :func:`install_stop_signals`; a second SIGINT raises KeyboardInterrupt)."""
 
     async def main() -> None:
         stop = asyncio.Event()
-        install_stop_signals(stop)
+        install_stop_signals(stop, on_stopping)
         await run_all(settings, store, stop, host=host, port=port, on_started=on_started)
 
     asyncio.run(main())
