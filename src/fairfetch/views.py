@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from fairfetch.store import FeedRecord, SqlStore
-from fairfetch.store.directory_repo import list_entries
 
 #: ``websub`` always has these keys, so a reader can write ``show["websub"]["hub"]`` whether or
 #: not the feed was ever subscribed (null: no hub advertised, or no subscription yet).
@@ -53,22 +52,9 @@ def feed_summary(feed: FeedRecord) -> dict[str, Any]:
     }
 
 
-#: Entries ``feeds show`` lists (newest first); the API pages through all of them.
-RECENT_ENTRIES = 10
-_ENTRY_KEYS = (
-    "entry_id", "title", "link", "published", "updated", "authors", "categories", "enclosures",
-    "first_seen_at",
-)  # fmt: skip
-
-
 def feed_details(store: SqlStore, feed: FeedRecord) -> dict[str, Any]:
-    """Everything DESIGN.md's contract lists for ``feeds show``, and a little more: the
-    latest entries as stored (their enclosures, categories and authors: what the parser gave
-    and the crawler kept, issue 3's wiring), without their text."""
-    out = feed_document(feed, store.feed_details(feed.id), websub(store, feed))
-    rows = list_entries(store, feed_id=feed.id, limit=RECENT_ENTRIES).rows
-    out["recent_entries"] = [{k: row.get(k) for k in _ENTRY_KEYS} for row in rows]
-    return out
+    """Everything DESIGN.md's contract lists for ``feeds show``, and a little more."""
+    return feed_document(feed, store.feed_details(feed.id), websub(store, feed))
 
 
 def websub(store: SqlStore, feed: FeedRecord) -> dict[str, Any]:
@@ -107,6 +93,9 @@ def feed_document(
             "newest_entry_at": feed.newest_entry_at,
             "websub": websub_state,
             "crawls": details.get("crawls", []),
+            # The latest entries as stored, without their text: what the parser gave and the
+            # crawler kept (authors, categories, enclosures), shown where the feed is.
+            "recent_entries": details.get("recent_entries", []),
         }
     )
     return out

@@ -220,8 +220,8 @@ def feeds_show(
     # A value (the feed's URL first) is folded, never cut: in a pipe the URL was '…?channel_…'.
     table.add_column(overflow="fold")
     for k, v in view.items():
-        if k == "crawls":
-            continue
+        if k in ("crawls", "recent_entries"):
+            continue  # lists of records: --json has them whole
         table.add_row(f"[bold]{k}[/bold]", plain(_text(v)))
     console.print(table)
 

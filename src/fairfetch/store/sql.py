@@ -374,7 +374,9 @@ class SqlStore:
     # --- reads for show / web --------------------------------------------------------------
 
     @refused("reading the details of feed {feed_id}")
-    def feed_details(self, feed_id: int, *, crawl_limit: int = 20) -> dict[str, Any]:
+    def feed_details(
+        self, feed_id: int, *, crawl_limit: int = 20, entry_limit: int = 10
+    ) -> dict[str, Any]:
         with self.engine.connect() as conn:
             hops = [
                 dict(r)
@@ -432,7 +434,29 @@ class SqlStore:
                     .limit(crawl_limit)
                 ).mappings()
             ]
-        return {"redirects": hops, "contacts": contacts, "authors": people, "crawls": recent}
+            latest = [
+                dict(r)
+                for r in conn.execute(
+                    sa.select(
+                        entries.c.entry_id,
+                        entries.c.title,
+                        entries.c.link,
+                        entries.c.published,
+                        entries.c.updated,
+                        entries.c.authors,
+                        entries.c.categories,
+                        entries.c.enclosures,
+                        entries.c.first_seen_at,
+                    )
+                    .where(entries.c.feed_id == feed_id)
+                    .order_by(entries.c.first_seen_at.desc(), entries.c.id.desc())
+                    .limit(entry_limit)
+                ).mappings()
+            ]
+        return {
+            "redirects": hops, "contacts": contacts, "authors": people, "crawls": recent,
+            "recent_entries": latest,
+        }  # fmt: skip
 
     @refused("reading the entries of feed {feed_id}")
     def entries_of(self, feed_id: int, *, limit: int = 50) -> list[dict[str, Any]]:
