@@ -105,7 +105,13 @@ async def test_web_long_unbroken_feed_strings_do_not_widen_any_page(
                 await page.screenshot(path=shot_path("long-strings-overflow"), full_page=False)
             assert width <= WIDTH, (path, width)
         await page.goto(f"{url}/feeds/{fid}")
-        assert await page.locator("#feed-title").inner_text() == title  # wrapped, not cut
+        # Wrapped, not cut: the page shows the whole title the store holds. A title past the
+        # title index's budget (1,200 bytes) is stored as its head, "…#" and a digest (ea008ed:
+        # on PostgreSQL it failed the crawl batch), so that head is what there is to show.
+        stored = store.get_feed(fid).title
+        assert stored is not None
+        assert stored.startswith("Longcast " + "W" * 1000)
+        assert await page.locator("#feed-title").inner_text() == stored
         await page.screenshot(path=shot_path("08-long-strings"), full_page=False)
     finally:
         await stop()
