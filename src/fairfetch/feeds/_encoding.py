@@ -221,9 +221,12 @@ def fix_char_refs(data: bytes, everywhere: bool = False) -> tuple[bytes, bool]:
 
 
 #: A DOCTYPE whose quoted literals may hold '>' or '[' ("SYSTEM 'a>b'"), with its internal
-#: subset; the subset ends at the first "]" that closes it with ">".
+#: subset; the subset ends at the first "]" that closes it with ">". A literal holds no '<':
+#: an unclosed quote must not run on to a quote in the feed ("Bob's blog") and take the root
+#: element with it.
 _DOCTYPE = re.compile(
-    rb"""<!DOCTYPE\s(?:[^\[>"']|"[^"]*"|'[^']*')*(?:\[.*?\]\s*)?>""", re.DOTALL | re.IGNORECASE
+    rb"""<!DOCTYPE\s(?:[^\[>"']|"[^"<]*"|'[^'<]*')*(?:\[.*?\]\s*)?>""",
+    re.DOTALL | re.IGNORECASE,
 )
 #: The same, reading quotes as plain characters: for a DOCTYPE the first cannot match (an
 #: unbalanced quote), which must go all the same.
@@ -241,8 +244,15 @@ def _doctype_start(data: bytes) -> int:
             return -1
         if data.startswith(b"<?", i):
             end = data.find(b"?>", i + 2)
-            if end < 0:
-                return -1
+            after = data.find(b"<", i + 2)
+            if end < 0 or 0 <= after < end:
+                # No "?>" before the next markup ('<?xml version="1.0">'): libxml2 recovers
+                # at the first '>', and reads a DTD after it; so does this scan.
+                gt = data.find(b">", i + 2)
+                if gt < 0:
+                    return -1
+                pos = gt + 1
+                continue
             pos = end + 2
         elif data.startswith(b"<!--", i):
             end = data.find(b"-->", i + 4)

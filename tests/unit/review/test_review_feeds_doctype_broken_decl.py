@@ -11,8 +11,6 @@ for a long comment). Before 2c4a28e the DOCTYPE was found (first 4 KB) and remov
 
 from __future__ import annotations
 
-import pytest
-
 from fairfetch.feeds._encoding import strip_doctype
 from fairfetch.feeds.parse import parse_feed
 from fairfetch.opml import read_opml
@@ -22,11 +20,6 @@ LOL = b'<!ENTITY lol "lol">' + b"".join(
     b'<!ENTITY lol%d "%s">' % (i, (b"&lol%d;" % (i - 1) if i > 1 else b"&lol;") * 10)
     for i in range(1, 10)
 )
-_XFAIL = pytest.mark.xfail(strict=True, reason="2c4a28e: a prolog instruction without '?>' "
-                           "ends the DOCTYPE scan, and libxml2 reads the DTD after it")
-
-
-@_XFAIL
 def test_review_doctype_after_a_broken_declaration_is_stripped() -> None:
     doctype = b'<!DOCTYPE x [<!ENTITY e "EXPANDED">]>'
     data = BROKEN_DECL + doctype + b"<opml/>"
@@ -34,7 +27,6 @@ def test_review_doctype_after_a_broken_declaration_is_stripped() -> None:
     assert (out, entities) == (BROKEN_DECL + b"<opml/>", True)
 
 
-@_XFAIL
 def test_review_opml_entities_after_a_broken_declaration_do_not_make_the_urls() -> None:
     data = (BROKEN_DECL + b'<!DOCTYPE opml [<!ENTITY e "evil.test/x">]>'
             b'<opml version="2.0"><body><outline text="a" type="rss" '
@@ -43,7 +35,6 @@ def test_review_opml_entities_after_a_broken_declaration_do_not_make_the_urls() 
     assert all("evil.test" not in o.url for o in outlines), outlines
 
 
-@_XFAIL
 def test_review_feed_with_a_bomb_after_a_broken_declaration_keeps_its_entries() -> None:
     data = (BROKEN_DECL + b"<!DOCTYPE feed [" + LOL + b"]>"
             b'<feed xmlns="http://www.w3.org/2005/Atom"><title>T</title>'

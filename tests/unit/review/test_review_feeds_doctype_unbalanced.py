@@ -35,8 +35,6 @@ def _doc(doctype: bytes, quote: bytes) -> bytes:
     return b'<?xml version="1.0"?>\n' + doctype + b"\n" + body
 
 
-@pytest.mark.xfail(strict=True, reason="2c4a28e: an unbalanced quote in the DOCTYPE is closed "
-                   "by a quote in the document, and the DOCTYPE match swallows the root element")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_review_doctype_with_an_unclosed_literal_is_stripped_alone(name: str) -> None:
     doctype = CASES[name]
