@@ -332,6 +332,12 @@ class Crawler:
         """Submit a page of due feeds, their stored robots.txt read first in one query."""
         if not page:
             return
+        for feed in page:
+            # Before the page is claimed and queued: a platform's feeds added since it was
+            # fingerprinted go on its key (and a stored pause of their domain binds it there),
+            # not on their domain's.
+            if feed.politeness_key.startswith("backend:"):
+                self._learn_platform(feed.url, feed.politeness_key)
         claimed = await self._claim_page(page, now)
         page.clear()
         loop = asyncio.get_running_loop()
@@ -344,11 +350,6 @@ class Crawler:
             futures.append(done)
         if not page:
             return
-        for feed in page:
-            # Before any of the page is queued: a platform's feeds added since it was
-            # fingerprinted go on its key, not on their domain's.
-            if feed.politeness_key.startswith("backend:"):
-                self._learn_platform(feed.url, feed.politeness_key)
         robots = self.fetcher.robots
         if self.settings.obey_robots and robots.backing is self.robots_backing:
             origins = {robots.origin(f.url) for f in page}
@@ -738,6 +739,10 @@ class Crawler:
             self._dispatcher.set_gap(self._key_for(feed), delay, host=feed.url)
         if result.throttled and result.retry_after:
             await self._save_pause(feed.politeness_key, result.retry_after)
+            platform = self._platform_of_domain.get(feed.politeness_key)
+            if platform is not None:
+                # The platform's own feeds, keyed by it, are bound too (any process).
+                await self._save_pause(platform, result.retry_after)
         await self._complete(job, result, in_slot=True)
         return self._feedback(result)
 

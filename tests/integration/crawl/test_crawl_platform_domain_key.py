@@ -36,3 +36,36 @@ async def test_one_custom_domain_on_a_platform_keeps_its_other_hosts(store: SqlS
         crawler._learn_platform("https://blog.example.com/feed", "backend:ghost")
         crawler._learn_platform("https://blog.example.com/comments/feed", "backend:ghost")
         assert crawler._key_for(podcast) == "example.com"
+
+
+async def test_a_throttle_of_a_platform_domains_feed_is_stored_for_the_platform_too(
+    store: SqlStore,
+) -> None:
+    # The feed is dispatched on the platform's key: its Retry-After must bind the platform's
+    # own feeds (stored under backend:<name>) in the next process, not only the domain's.
+    from aiohttp import web
+
+    from fairfetch.store.politeness_repo import load_key_pauses
+    from fairfetch.testing import loopback_server
+
+    rss = b'<rss version="2.0"><channel><title>t</title></channel></rss>'
+
+    async def handle(request: web.Request) -> web.Response:
+        if request.path == "/robots.txt":
+            return web.Response(status=404)
+        if request.host.startswith("carol."):
+            return web.Response(status=429, headers={"Retry-After": "600"})
+        return web.Response(body=rss, content_type="application/rss+xml")
+
+    async with loopback_server(handle) as port:
+        settings = Settings(
+            db=store.url, allow_networks=("127.0.0.1/32",), resolve=("*.plat.test:127.0.0.1",)
+        )
+        for name in ("alice", "bob"):
+            _feed(store, f"http://{name}.plat.test:{port}/feed", "backend:letterbox")
+        _feed(store, f"http://carol.plat.test:{port}/feed")
+        async with Crawler(store, settings) as crawler:
+            summary = await crawler.crawl_due()
+    assert summary.counts["throttled"] == 1
+    stored = load_key_pauses(store, ["plat.test", "backend:letterbox"], utcnow())
+    assert set(stored) == {"plat.test", "backend:letterbox"}

@@ -28,8 +28,6 @@ from fairfetch.store.politeness_repo import save_key_pauses
 CAROL = "https://carol.letterbox.test/feed"
 
 
-@pytest.mark.xfail(strict=True, reason="bcaf22a: a stored pause goes to the domain's key, the "
-                   "fetch to the platform's key learnt after it (crawl/loop._submit_page)")
 async def test_review_a_stored_pause_holds_the_key_the_feed_is_fetched_under(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
