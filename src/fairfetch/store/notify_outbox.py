@@ -27,7 +27,7 @@ from fairfetch.store.tables_notify import (
     notify_readers,
     notify_subscriptions,
 )
-from fairfetch.store.types import key_text
+from fairfetch.store.types import key_text, shortened_head
 from fairfetch.store.upserts import CONFLICT_DIALECTS, conflict_insert
 
 _CHUNK = 400
@@ -92,6 +92,11 @@ def _insert_unless_keyed(conn: sa.Connection) -> Any:
     )
 
 
+#: Characters left off a respelt head before it is compared (a scheme and "www." change the
+#: head's length by a few; a cut falls on a character boundary).
+_HEAD_MARGIN = 32
+
+
 def _news_entries(
     conn: sa.Connection,
     feed_id: int,
@@ -152,10 +157,28 @@ def _news_entries(
         return []
     new_set = set(entry_ids)
     variants: dict[str, int] = {}
+    heads: list[tuple[str, int]] = []
     for r in fresh:
-        for v in identity_variants(r["entry_id"])[1:]:
-            variants[key_text(v)] = r["id"]  # as the column stores (and returns) it
+        head = shortened_head(r["entry_id"])
+        if head is None:
+            for v in identity_variants(r["entry_id"])[1:]:
+                variants[key_text(v)] = r["id"]  # as the column stores (and returns) it
+        else:
+            # Stored shortened (head, mark, digest of the whole): another spelling's digest is
+            # of another whole, so only heads compare. A respelt head is cut a few characters
+            # off where the other spelling's was: the shared part, less a margin, is compared.
+            heads.extend((v[: len(v) - _HEAD_MARGIN], r["id"]) for v in identity_variants(head)[1:])
     dupes: set[int] = set()
+    for prefix, entry in heads:
+        # substr, not LIKE: SQLite's LIKE ignores case, and two ids differing in case are two.
+        for other in conn.execute(
+            sa.select(entries.c.id).where(
+                entries.c.feed_id == feed_id,
+                sa.func.substr(entries.c.entry_id, 1, len(prefix)) == prefix,
+            )
+        ):
+            if other.id not in new_set:
+                dupes.add(entry)
     names = list(variants)
     for i in range(0, len(names), _CHUNK):
         for other in conn.execute(

@@ -76,6 +76,15 @@ def index_safe(value: str, limit: int = INDEX_TEXT_BYTES) -> str:
     return head + _MARK + digest
 
 
+def shortened_head(stored: str) -> str | None:
+    """The head of a value :func:`index_safe` shortened, or None for a value stored whole:
+    what is left of the original to compare with (its digest is of the whole)."""
+    head, mark, digest = stored.rpartition(_MARK)
+    if mark and len(digest) == 32 and all(c in "0123456789abcdef" for c in digest):
+        return head
+    return None
+
+
 def key_text(value: str, limit: int = INDEX_TEXT_BYTES) -> str:
     """``value`` as a :class:`KeyText` column stores it: what a look-up in Python compares
     with the stored value (an entry's id, a contact's URL)."""

@@ -189,3 +189,15 @@ def test_store_move_to_a_url_too_long_for_the_index_is_not_made(db_url: str) -> 
         assert moved.moved_to == "https://a.example/new-feed"
     finally:
         store.close()
+
+
+def test_store_shortened_head_reads_back_only_what_index_safe_shortened() -> None:
+    from fairfetch.store.types import index_safe, shortened_head
+
+    long = "https://x.test/" + "é" * 3000
+    stored = index_safe(long)
+    head = shortened_head(stored)
+    assert head is not None
+    assert long.startswith(head)
+    assert shortened_head("https://x.test/short") is None
+    assert shortened_head("a title …#not a digest") is None  # the mark alone is text
