@@ -76,6 +76,22 @@ def _check_pg_ctype(engine: sa.Engine, url: str) -> None:
 _ID_MIN, _ID_MAX = -(2**31), 2**31 - 1
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _legacy_spellings(url: str) -> tuple[str, ...]:
+    """How a feed URL given without a port may be stored: with its scheme's own port, as
+    feeds added before the port was dropped (crawl/urls.normalize_feed_url) were."""
+    scheme, sep, rest = url.partition("://")
+    port = _DEFAULT_PORTS.get(scheme)
+    if not sep or port is None:
+        return ()
+    host, slash, path = rest.partition("/")
+    if not host or ":" in host.rpartition("]")[2]:
+        return ()  # no host, or a port given
+    return (f"{scheme}://{host}:{port}{slash}{path}",)
+
+
 class SqlStore:
     """The store on SQLite (WAL) or PostgreSQL; schema migrated on open."""
 
@@ -144,15 +160,21 @@ class SqlStore:
                 return None  # no row has it: not the database's "integer out of range"
             row = conn.execute(sa.select(feeds).where(feeds.c.id == key)).mappings().first()
         else:
-            row = conn.execute(sa.select(feeds).where(feeds.c.url == key)).mappings().first()
-            if row is None:
-                row = (
+            row = None
+            for spelling in (key, *_legacy_spellings(key)):
+                row = conn.execute(
+                    sa.select(feeds).where(feeds.c.url == spelling)
+                ).mappings().first() or (
                     conn.execute(
-                        sa.select(feeds).where(feeds.c.original_url == key).order_by(feeds.c.id)
+                        sa.select(feeds)
+                        .where(feeds.c.original_url == spelling)
+                        .order_by(feeds.c.id)
                     )
                     .mappings()
                     .first()
                 )
+                if row is not None:
+                    break
         return FeedRecord.from_row(row) if row is not None else None
 
     @refused("reading feed {key!r}")

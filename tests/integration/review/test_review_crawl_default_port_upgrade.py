@@ -14,8 +14,6 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
-
 from fairfetch.config import Settings
 from fairfetch.crawl import Crawler, utcnow
 from fairfetch.store import open_store
@@ -23,8 +21,6 @@ from fairfetch.store import open_store
 STORED = "http://site.test:80/feed"  # as normalize_feed_url kept it before 18b5f36
 
 
-@pytest.mark.xfail(strict=True, reason="18b5f36: a feed stored with its default port before "
-                   "the upgrade is not found by the normalised spelling; feeds add duplicates it")
 async def test_review_a_feed_stored_with_its_default_port_is_not_added_again(
     tmp_path: Path,
 ) -> None:
