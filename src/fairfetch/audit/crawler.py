@@ -762,10 +762,10 @@ class _Crawl:
         return True
 
 
-#: Lowest value of each numeric option (None: no limit, where None is allowed).
 #: Requests in flight to the audited site, at most (``--concurrency``; the default,
 #: ``per_host_in_flight``, is held to it too).
 MAX_CONCURRENCY = 1024
+#: Lowest value of each numeric option (None: no limit, where None is allowed).
 _OPTION_MINIMUM = {
     "max_pages": 1, "max_depth": 0, "concurrency": 1, "probe_concurrency": 1,
     "max_externals": 0, "batch_size": 1,
