@@ -76,6 +76,26 @@ def _check_pg_ctype(engine: sa.Engine, url: str) -> None:
 _ID_MIN, _ID_MAX = -(2**31), 2**31 - 1
 
 
+def _latest_rows(
+    conn: sa.Connection,
+    table: sa.Table,
+    feed_id: int,
+    newest: sa.Column[Any],
+    limit: int,
+    *columns: sa.Column[Any],
+) -> list[dict[str, Any]]:
+    """A feed's latest ``limit`` rows of ``table`` (newest first, ties by id), as dicts."""
+    return [
+        dict(r)
+        for r in conn.execute(
+            sa.select(*columns)
+            .where(table.c.feed_id == feed_id)
+            .order_by(newest.desc(), table.c.id.desc())
+            .limit(limit)
+        ).mappings()
+    ]
+
+
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -437,44 +457,18 @@ class SqlStore:
                         "links": links,
                     }
                 )
-            recent = [
-                dict(r)
-                for r in conn.execute(
-                    sa.select(
-                        crawls.c.at,
-                        crawls.c.outcome,
-                        crawls.c.http_status,
-                        crawls.c.error_kind,
-                        crawls.c.error_detail,
-                        crawls.c.bytes,
-                        crawls.c.duration,
-                        crawls.c.new_entries,
-                        crawls.c.trigger,
-                    )
-                    .where(crawls.c.feed_id == feed_id)
-                    .order_by(crawls.c.at.desc(), crawls.c.id.desc())
-                    .limit(crawl_limit)
-                ).mappings()
-            ]
-            latest = [
-                dict(r)
-                for r in conn.execute(
-                    sa.select(
-                        entries.c.entry_id,
-                        entries.c.title,
-                        entries.c.link,
-                        entries.c.published,
-                        entries.c.updated,
-                        entries.c.authors,
-                        entries.c.categories,
-                        entries.c.enclosures,
-                        entries.c.first_seen_at,
-                    )
-                    .where(entries.c.feed_id == feed_id)
-                    .order_by(entries.c.first_seen_at.desc(), entries.c.id.desc())
-                    .limit(entry_limit)
-                ).mappings()
-            ]
+            recent = _latest_rows(
+                conn, crawls, feed_id, crawls.c.at, crawl_limit,
+                crawls.c.at, crawls.c.outcome, crawls.c.http_status, crawls.c.error_kind,
+                crawls.c.error_detail, crawls.c.bytes, crawls.c.duration, crawls.c.new_entries,
+                crawls.c.trigger,
+            )  # fmt: skip
+            latest = _latest_rows(
+                conn, entries, feed_id, entries.c.first_seen_at, entry_limit,
+                entries.c.entry_id, entries.c.title, entries.c.link, entries.c.published,
+                entries.c.updated, entries.c.authors, entries.c.categories, entries.c.enclosures,
+                entries.c.first_seen_at,
+            )  # fmt: skip
         return {
             "redirects": hops, "contacts": contacts, "authors": people, "crawls": recent,
             "recent_entries": latest,
