@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -82,6 +83,24 @@ class _Console(Console):
 # Tables are laid out to the width as before.
 console = _Console(soft_wrap=True)
 err_console = _Console(stderr=True, soft_wrap=True)
+
+
+def say_stopping() -> None:
+    """What the first Ctrl-C of a long-running command prints (see fairfetch.stop_signals)."""
+    err_console.print(
+        "stopping once the work in hand ends: the fetches in flight finish or time out "
+        "(Ctrl-C again to stop now)",
+        highlight=False, markup=False,
+    )
+
+
+@contextmanager
+def second_ctrl_c_exits() -> Iterator[None]:
+    """A second Ctrl-C (KeyboardInterrupt) ends the command as a shell says: exit 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
 
 
 @dataclass

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import signal
 from typing import Annotated, Any
 
 import typer
@@ -14,10 +13,11 @@ from fairfetch.cli._app import (
     _shown_url,
     app,
     console,
-    err_console,
     globals_of,
     open_store_at,
     print_json,
+    say_stopping,
+    second_ctrl_c_exits,
     settings_of,
     store_of,
     utc_text,
@@ -110,30 +110,14 @@ def crawl(
             return
 
         async def forever() -> None:
+            from fairfetch.stop_signals import install_stop_signals
+
             stop = asyncio.Event()
-            loop = asyncio.get_running_loop()
-
-            def on_signal() -> None:
-                # The pass under way ends first (its fetches finish or time out, up to
-                # total_timeout): said, and a second Ctrl-C stops at once, as a kill would
-                # (nothing is lost: each batch is one transaction and unwritten feeds stay
-                # due). The second used to be swallowed like the first.
-                stop.set()
-                for sig in (signal.SIGINT, signal.SIGTERM):
-                    loop.remove_signal_handler(sig)
-                err_console.print(
-                    "stopping once the fetches in flight end (Ctrl-C again to stop now)",
-                    highlight=False, markup=False,
-                )
-
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, on_signal)
+            install_stop_signals(stop, say_stopping)
             await crawler.run_forever(stop)
 
-        try:
+        with second_ctrl_c_exits():
             asyncio.run(forever())
-        except KeyboardInterrupt:
-            raise typer.Exit(130) from None  # stopped by the second Ctrl-C, as a shell says
     finally:
         store.close()
 
@@ -296,11 +280,7 @@ def demo(
             sink.stop()
             return
         try:
-            from fairfetch.cli._web import (
-                _second_ctrl_c_exits,
-                _startup_failure_is_an_error,
-                _stopping,
-            )
+            from fairfetch.cli._web import _startup_failure_is_an_error
             from fairfetch.web.serve import run_service
         except ImportError:
             console.print("(the web directory is not available in this build)")
@@ -316,10 +296,10 @@ def demo(
             )
 
         try:
-            with _second_ctrl_c_exits(), _startup_failure_is_an_error("127.0.0.1", port):
+            with second_ctrl_c_exits(), _startup_failure_is_an_error("127.0.0.1", port):
                 run_service(
                     env.settings, env.store, host="127.0.0.1", port=port, on_started=announce,
-                    on_stopping=_stopping,
+                    on_stopping=say_stopping,
                 )
         finally:
             sink.stop()

@@ -9,7 +9,14 @@ from typing import Annotated
 
 import typer
 
-from fairfetch.cli._app import app, console, err_console, globals_of, open_store_at
+from fairfetch.cli._app import (
+    app,
+    console,
+    globals_of,
+    open_store_at,
+    say_stopping,
+    second_ctrl_c_exits,
+)
 from fairfetch.config import Settings
 from fairfetch.errors import ConfigError
 
@@ -32,27 +39,12 @@ def _announce(url: str) -> None:
     console.print(f"fairfetch directory at [bold]{url}/[/bold]  (Ctrl-C to stop)", highlight=False)
 
 
-def _stopping() -> None:
-    err_console.print(
-        "stopping once the work in hand ends (Ctrl-C again to stop now)",
-        highlight=False, markup=False,
-    )
-
-
-@contextmanager
-def _second_ctrl_c_exits() -> Iterator[None]:
-    """A second Ctrl-C (KeyboardInterrupt) ends the command as a shell says: exit 130."""
-    try:
-        yield
-    except KeyboardInterrupt:
-        raise typer.Exit(130) from None
-
-
 async def _serve_only(settings: Settings, host: str, port: int) -> None:
-    from fairfetch.web.serve import install_stop_signals, serve
+    from fairfetch.stop_signals import install_stop_signals
+    from fairfetch.web.serve import serve
 
     stop = asyncio.Event()
-    install_stop_signals(stop, _stopping)
+    install_stop_signals(stop, say_stopping)
     store = await asyncio.to_thread(open_store_at, settings.db)
     try:
         await serve(settings, store, None, stop, host=host, port=port, on_started=_announce)
@@ -71,7 +63,7 @@ def serve_command(
     """Serve the directory (pages, JSON API, /crawlstats, /metrics) without crawling."""
     settings = globals_of(ctx).settings()
     host, port = host or settings.host, settings.port if port is None else port
-    with _second_ctrl_c_exits(), _startup_failure_is_an_error(host, port):
+    with second_ctrl_c_exits(), _startup_failure_is_an_error(host, port):
         asyncio.run(_serve_only(settings, host, port))
 
 
@@ -92,10 +84,10 @@ def run_command(
     store = open_store_at(settings.db)
     tune_for_crawling()
     try:
-        with _second_ctrl_c_exits(), _startup_failure_is_an_error(host, port):
+        with second_ctrl_c_exits(), _startup_failure_is_an_error(host, port):
             run_service(
                 settings, store, host=host, port=port, on_started=_announce,
-                on_stopping=_stopping,
+                on_stopping=say_stopping,
             )
     finally:
         store.close()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-import signal
 from collections.abc import Awaitable, Callable, Generator
 from typing import Any
 
@@ -18,6 +17,7 @@ import uvicorn
 
 from fairfetch.config import Settings
 from fairfetch.errors import ConfigError
+from fairfetch.stop_signals import install_stop_signals
 from fairfetch.store.sql import SqlStore
 from fairfetch.web.app import create_app
 
@@ -170,28 +170,6 @@ async def run_all(
         await asyncio.gather(*tasks, return_exceptions=True)
         with contextlib.suppress(Exception):
             await crawler.aclose()
-
-
-def install_stop_signals(
-    stop: asyncio.Event, on_stopping: Callable[[], None] | None = None
-) -> None:
-    """The first SIGINT or SIGTERM sets ``stop`` (every part then finishes its work in hand:
-    the crawl's fetches in flight may take up to ``total_timeout``) and calls ``on_stopping``
-    (to say so); the next one is the default's again (SIGINT: KeyboardInterrupt, at once, as a
-    kill would: nothing is lost). Every Ctrl-C used to be swallowed until the pass ended."""
-    loop = asyncio.get_running_loop()
-
-    def first() -> None:
-        stop.set()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.remove_signal_handler(sig)
-        if on_stopping is not None:
-            on_stopping()
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(sig, first)
 
 
 def run_service(
