@@ -113,12 +113,10 @@ def test_cli_crawl_once_stops_on_ctrl_c_without_waiting_for_fetches(
         store.close()
 
 
-def test_cli_crawl_for_ever_says_it_is_stopping_and_a_second_ctrl_c_stops_it_now(
-    server: _SilentServer, tmp_path: Path
-) -> None:
-    """``fairfetch crawl`` (for ever) ends the pass under way on Ctrl-C, its fetches finishing or
-    timing out: that is said, and a second Ctrl-C stops at once. Both were swallowed: with the
-    server silent, three Ctrl-C left it running, silent, until the fetch timed out."""
+def interrupt_twice(server: _SilentServer, tmp_path: Path, *command: str) -> tuple[int, list[str]]:
+    """Run ``fairfetch --db … COMMAND`` over one feed whose server never answers, send Ctrl-C
+    once the feed is asked for (the first must be said to stop, the process still ending its
+    work), then again; (exit status, stderr lines). The waits are hang guards."""
     db = f"sqlite:///{tmp_path}/ever.db"
     store = open_store(db)
     try:
@@ -130,8 +128,8 @@ def test_cli_crawl_for_ever_says_it_is_stopping_and_a_second_ctrl_c_stops_it_now
     env.update(FAIRFETCH_ALLOW_NETWORKS="127.0.0.1/32", FAIRFETCH_TOTAL_TIMEOUT="3600",
                FAIRFETCH_FIRST_BYTE_TIMEOUT="3600")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fairfetch", "--db", db, "crawl"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
+        [sys.executable, "-m", "fairfetch", "--db", db, *command],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     said: list[str] = []
@@ -155,11 +153,21 @@ def test_cli_crawl_for_ever_says_it_is_stopping_and_a_second_ctrl_c_stops_it_now
         try:
             proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
-            pytest.fail("a second Ctrl-C did not stop crawl")
+            pytest.fail(f"a second Ctrl-C did not stop {command[0]}")
     finally:
         if proc.poll() is None:
             proc.kill()
         proc.wait()
         reader.join(10)
-    assert proc.returncode == 130
+    return proc.returncode, said
+
+
+def test_cli_crawl_for_ever_says_it_is_stopping_and_a_second_ctrl_c_stops_it_now(
+    server: _SilentServer, tmp_path: Path
+) -> None:
+    """``fairfetch crawl`` (for ever) ends the pass under way on Ctrl-C, its fetches finishing or
+    timing out: that is said, and a second Ctrl-C stops at once. Both were swallowed: with the
+    server silent, three Ctrl-C left it running, silent, until the fetch timed out."""
+    returncode, said = interrupt_twice(server, tmp_path, "crawl")
+    assert returncode == 130
     assert not any("Traceback" in line for line in said), said
