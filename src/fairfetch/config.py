@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -231,6 +232,32 @@ def _check_smtp_url(url: str) -> None:
         )
 
 
+_HOST_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
+
+
+def _check_mail_from(value: str) -> None:
+    """The sender of every mail (From and the SMTP envelope): 'nobody' was kept as written and
+    every mail then went out as MAIL FROM:<nobody>, refused by the server one at a time, long
+    after start-up. A one-label host (the default's ``localhost``) is allowed: it is a host."""
+    from email.utils import getaddresses
+
+    from fairfetch.net.idn import idna2008
+
+    found = getaddresses([value])
+    addr = found[0][1] if len(found) == 1 else ""
+    local, _, domain = addr.rpartition("@")
+    try:
+        host = idna2008(domain).lower() if local and domain else ""
+    except UnicodeError:
+        host = ""
+    if (
+        addr not in value  # the parser drops spaces: 'news@exa mple.org' read as example.org
+        or not host
+        or not all(_HOST_LABEL.fullmatch(label) for label in host.split("."))
+    ):
+        raise ValueError(f"not one email address (name <local@host> or local@host): {value!r}")
+
+
 def _check_network_list(name: str, items: tuple[str, ...]) -> None:
     """CIDRs and HOST:IP overrides are checked when read, with the perimeter's own parsers: a
     typo found only at the first request would fail inside the crawler, far from its cause."""
@@ -324,6 +351,8 @@ def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
             _check_public_url(text)
         if name == "smtp_url":
             _check_smtp_url(text)
+        if name == "mail_from":
+            _check_mail_from(text)
         return text
     except (TypeError, ValueError) as exc:
         source = f" ({where})" if where else ""
