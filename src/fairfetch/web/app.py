@@ -29,6 +29,7 @@ from fairfetch.config import Settings
 from fairfetch.errors import FairfetchError, InputError, NotFoundError, StoreError
 from fairfetch.store.sql import SqlStore
 from fairfetch.web import filters
+from fairfetch.web.body_cap import MAX_REQUEST_BODY, BodyCap
 from fairfetch.web.metrics import DirectoryMetrics
 from fairfetch.web.stats import MinuteCache
 
@@ -125,6 +126,10 @@ def _error_page(request: Request, status: int, message: str) -> Response:
     return ctx.templates.TemplateResponse(
         request, "error.html", {"status": status, "message": message}, status_code=status
     )
+
+
+def _body_refused(scope: Scope, message: str) -> Response:
+    return _error_page(Request(scope), 413, message)
 
 
 def _install_errors(app: FastAPI) -> None:
@@ -257,6 +262,7 @@ def create_app(settings: Settings, store: SqlStore, crawler: Any = None) -> Fast
         metrics=metrics,
     )
     metrics.start()
+    app.add_middleware(BodyCap, limit=MAX_REQUEST_BODY, refuse=_body_refused)
     app.add_middleware(_SecurityHeaders)
     app.add_middleware(_HeadAsGet)
     _install_errors(app)
