@@ -10,6 +10,13 @@ local aiosmtpd sink, each in its own process. Printed:
   only per-feed digests for one address, so no peer figure);
 - after a run killed with SIGKILL midway and restarted: duplicates and misses of each.
 
+What counts as delivered, missed or duplicated is judged against the testbed's own list of the
+new items of each round (reader i of feed i, item title in the Subject), not against what our
+crawler found: a miss of our crawler is a miss. Each contender's timed region starts before it
+opens its own state (our store, rss2email's config and data file) and ends when its last mail is
+accepted; interpreter start-up and imports are outside it on both sides. rss2email logs at
+WARNING, as we do (its default, INFO, writes lines per feed and per mail).
+
 Loopback only: the peers resolve ``*.test`` to 127.0.0.1 through a patched getaddrinfo, our
 process through FAIRFETCH_RESOLVE. Absolute numbers are noise on a shared machine; ratios count.
 
@@ -29,6 +36,7 @@ import threading
 import time
 from collections import Counter
 from email import policy
+from email.header import decode_header, make_header
 from email.parser import BytesParser
 from pathlib import Path
 
@@ -55,7 +63,8 @@ class Sink:
     async def handle_DATA(self, server, session, envelope):  # type: ignore[no-untyped-def]
         msg = _HEADERS.parsebytes(envelope.original_content, headersonly=True)
         with self.cond:
-            self.mails.append((envelope.rcpt_tos[0], str(msg["Subject"]), str(msg["Message-ID"])))
+            subject = str(make_header(decode_header(str(msg["Subject"]))))  # RFC 2047 words
+            self.mails.append((envelope.rcpt_tos[0], subject, str(msg["Message-ID"])))
             self.cond.notify_all()
         return "250 OK"
 
@@ -104,6 +113,8 @@ def role_ours(args: argparse.Namespace) -> None:
     from fairfetch.store import open_store
 
     urls = json.loads(Path(args.urls).read_text())
+    # rss2email's timed run() reads its config and data file: our timed region opens our store.
+    started = time.perf_counter()
     settings = _settings(args.port, args.db, args.smtp)
     store = open_store(args.db)
     out: dict[str, float] = {}
@@ -122,6 +133,7 @@ def role_ours(args: argparse.Namespace) -> None:
                 return
             ids = [store.get_feed(u).id for u in urls]
             t0 = time.perf_counter()
+            out["setup_s"] = t0 - started
             await crawler.refresh(ids)
             t1 = time.perf_counter()
             out["crawl_s"] = t1 - t0
@@ -131,6 +143,8 @@ def role_ours(args: argparse.Namespace) -> None:
             report = await send_due(store, settings, options=NotifyOptions(rate=0.0))
             out["send_s"] = time.perf_counter() - t1
             out["sent"] = report.sent
+            out["not_sent"] = report.retried + report.failed + report.cancelled + report.flagged
+            out["deferred"] = int(report.deferred)
 
     asyncio.run(go())
     print(json.dumps(out))
@@ -222,17 +236,45 @@ def _r2e_config(tmp: str, smtp_port: int) -> str:
         "smtp-auth = False\nsmtp-ssl = False\n"
         "same-server-fetch-interval = 0\n"
         "html-mail = True\n"
+        "verbose = warning\n"  # its default (info) logs every fetch and mail; ours logs neither
     )
     return str(path)
 
 
-def _dups_misses(
-    mails: list[tuple[str, str, str]], expected: set[tuple[str, str]]
-) -> tuple[int, int]:
-    got = Counter((r, s) for r, s, _ in mails)
-    dups = sum(n - 1 for n in got.values() if n > 1)
-    misses = len(expected - set(got))
-    return dups, misses
+def _new_items(tb, specs, before: float, after: float) -> list[tuple[int, str]]:  # type: ignore[no-untyped-def]
+    """(feed index, title) of every item published in (before, after] that the feed shows,
+    from the testbed's own generator: the truth both contenders are judged against."""
+    from fairfetch.testbed.render import entries_at, entry_count
+
+    out = []
+    for i, spec in enumerate(specs):
+        site = tb.sites[spec.host]
+        first_new = entry_count(site, tb.clock.start, before)
+        count = entry_count(site, tb.clock.start, after)
+        shown = entries_at(tb.seed, site, tb.clock.start, count, tb.options.items)
+        out += [(i, e.title) for e in shown if e.index >= first_new]
+    return out
+
+
+def _judge(
+    mails: list[tuple[str, str, str]], truth: list[tuple[int, str]], domain: str
+) -> dict[str, int]:
+    """Delivered, duplicates, misses and strays (mails matching no new item) of one contender."""
+    want = {(f"reader{i}{domain}", title) for i, title in truth}
+    got: Counter[tuple[str, str]] = Counter()
+    strays = 0
+    for rcpt, subject, _ in mails:
+        hit = next((t for r, t in want if r == rcpt and t in subject), None)
+        if hit is None:
+            strays += 1
+        else:
+            got[(rcpt, hit)] += 1
+    return {
+        "delivered": len(got),
+        "duplicates": sum(n - 1 for n in got.values()),
+        "misses": len(want - set(got)),
+        "strays": strays,
+    }
 
 
 def main() -> None:
@@ -278,18 +320,25 @@ def main() -> None:
             assert not sink.mails, "a backlog was mailed"
 
             # round 1: the same new items, timed
+            t_before = tb.clock.now()
             tb.clock.advance(period * args.periods)
+            truth1 = _new_items(tb, specs, t_before, tb.clock.now())
+            t0 = time.perf_counter()
             mine = _result(_py(*ours, "--step", "all", env=env))
+            mine_wall = time.perf_counter() - t0
             t0 = time.perf_counter()
             peer = _result(_py(*r2e, "--step", "run"))
             peer_wall = time.perf_counter() - t0
             n_ours, n_r2e = sink.count("@ours.test"), sink.count("@r2e.test")
+            round1 = {d: _judge(sink.of(d), truth1, d) for d in ("@ours.test", "@r2e.test")}
 
             # round 2: new items again; each notifier is SIGKILLed midway, then restarted
+            t_before = tb.clock.now()
             tb.clock.advance(period * args.periods)
+            truth2 = _new_items(tb, specs, t_before, tb.clock.now())
             before = {d: len(sink.of(d)) for d in ("@ours.test", "@r2e.test")}
             crawl2 = _result(_py(*ours, "--step", "crawl", env=env))
-            half = int(crawl2["queued"]) // 2
+            half = len(truth2) // 2
             fair = [str(HERE.parent.parent / ".venv" / "bin" / "fairfetch")]
             if not Path(fair[0]).exists():
                 fair = [sys.executable, "-m", "fairfetch.cli"]
@@ -307,40 +356,50 @@ def main() -> None:
             q.send_signal(signal.SIGKILL)
             q.wait()
             _result(_py(*r2e, "--step", "run"))
-            round2 = {d: sink.of(d)[before[d]:] for d in before}
-            # what each should have delivered: every new item of round 2, once, per reader
-            exp_ours = {(r, s) for r, s, _ in round2["@ours.test"]}
-            exp_r2e = {(r, s) for r, s, _ in round2["@r2e.test"]}
-            d_ours, m_ours = _dups_misses(round2["@ours.test"], exp_ours)
-            d_r2e, m_r2e = _dups_misses(round2["@r2e.test"], exp_r2e)
-            expected_new = int(crawl2["queued"])
+            # what each should have delivered: every new item of round 2, once, to its reader
+            round2 = {d: _judge(sink.of(d)[before[d]:], truth2, d) for d in before}
 
             dig = _result(_py("--role", "digests", "--db", f"sqlite:///{tmp}/digests.db",
                               "--readers", str(args.readers), *common, env=env))
     finally:
         sink.ctl.stop()
 
+    flags = []
+    for d, name in (("@ours.test", "fairfetch"), ("@r2e.test", "rss2email")):
+        j = round1[d]
+        if j["delivered"] != len(truth1) or j["duplicates"] or j["strays"]:
+            flags.append(f"{name} round 1: {j['delivered']} of {len(truth1)} new items delivered, "
+                         f"{j['duplicates']} duplicates, {j['strays']} mails matching no new item")
+    if mine.get("not_sent") or mine.get("deferred"):
+        flags.append(f"fairfetch round 1: send_due did not send {int(mine['not_sent'])}"
+                     + (" and stopped early (deferred)" if mine.get("deferred") else ""))
     send_rate = mine["sent"] / mine["send_s"]
-    e2e_ours = mine["sent"] / (mine["crawl_s"] + mine["send_s"])
+    e2e_s = mine["setup_s"] + mine["crawl_s"] + mine["send_s"]
+    e2e_ours = n_ours / e2e_s
     e2e_r2e = n_r2e / peer["run_s"] if peer.get("run_s") else 0.0
     print(f"feeds: {args.feeds} growing testbed feeds, one reader each; "
-          f"{mine['sent']} new items in round 1")
+          f"{len(truth1)} new items in round 1 (the testbed's count)")
     print(f"delivered in round 1: fairfetch {n_ours}, rss2email {n_r2e}")
     print(f"fairfetch send_due (render + SMTP): {send_rate:8.1f} notifications/s")
-    print(f"fairfetch crawl + deliver:          {e2e_ours:8.1f} notifications/s")
-    print(f"rss2email run (fetch + mail):       {e2e_r2e:8.1f} notifications/s "
+    print(f"fairfetch open + crawl + deliver:   {e2e_ours:8.1f} notifications/s "
+          f"(open {mine['setup_s']:.2f}s; process wall {mine_wall:.2f}s)")
+    print(f"rss2email run (load + fetch + mail):{e2e_r2e:8.1f} notifications/s "
           f"(process wall {peer_wall:.2f}s)")
-    if e2e_r2e:
-        print(f"ratio fairfetch / rss2email (end to end): {e2e_ours / e2e_r2e:.2f}x")
+    if e2e_r2e and e2e_ours:
+        note = " (over unequal deliveries: see FLAG)" if flags else ""
+        print(f"ratio fairfetch / rss2email (end to end): {e2e_ours / e2e_r2e:.2f}x{note}")
     print(f"digests for {args.readers} readers: {dig['digests']} issues built in "
           f"{dig['build_s']:.2f}s = {dig['digests'] / dig['build_s']:.0f} digests/s "
           f"(enqueue in the crawl transaction: {dig['enqueue_s']:.2f}s)")
-    # misses: against the new items the crawler found (one per reader per item)
-    print(f"killed midway and restarted ({expected_new} new notifications expected each):")
-    print(f"  fairfetch: {len(exp_ours)} delivered, {d_ours} duplicates, "
-          f"{expected_new - len(exp_ours) + m_ours} misses")
-    print(f"  rss2email: {len(exp_r2e)} delivered, {d_r2e} duplicates, "
-          f"{expected_new - len(exp_r2e) + m_r2e} misses")
+    # against the testbed's new items (one per reader per item), not what our crawler found
+    print(f"killed midway and restarted ({len(truth2)} new notifications expected each; our "
+          f"crawler queued {int(crawl2['queued'])}):")
+    for d, name in (("@ours.test", "fairfetch"), ("@r2e.test", "rss2email")):
+        j = round2[d]
+        print(f"  {name}: {j['delivered']} delivered, {j['duplicates']} duplicates, "
+              f"{j['misses']} misses, {j['strays']} mails matching no new item")
+    for f in flags:
+        print(f"  FLAG: {f}")
 
 
 if __name__ == "__main__":
