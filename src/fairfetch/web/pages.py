@@ -334,13 +334,23 @@ def _admin_from_form(request: Request, token: str | None) -> str | None:
     return token if token else None
 
 
-def _with_cookie(response: Response, token: str | None) -> Response:
+def _over_https(request: Request) -> bool:
+    """Whether people reach the directory over HTTPS: this request came so, or public_url (the
+    address behind a TLS-terminating proxy, where the app itself sees plain HTTP) says so."""
+    public = ctx_of(request).settings.public_url or ""
+    return request.url.scheme == "https" or public.strip().lower().startswith("https:")
+
+
+def _with_cookie(request: Request, response: Response, token: str | None) -> Response:
+    """The admin cookie carries the token itself: over HTTPS it is Secure, never sent in
+    clear text by a plain-HTTP request to the same host."""
     if token:
         response.set_cookie(
             auth.COOKIE,
             auth.cookie_value(token),
             httponly=True,
             samesite="strict",
+            secure=_over_https(request),
             path="/",
             max_age=30 * 86400,
         )
@@ -370,7 +380,7 @@ async def add_submit(
             {"url": url, "problem": outcome.problem, "discovered": outcome.discovered},
             status=422,
         )
-        return _with_cookie(response, fresh_token)
+        return _with_cookie(request, response, fresh_token)
     if not outcome.created:
         notice = "exists"
     elif outcome.feed.status in ("error", "dead"):
@@ -380,7 +390,7 @@ async def add_submit(
     else:
         notice = "added"
     redirect = RedirectResponse(f"/feeds/{outcome.feed.id}?notice={notice}", status_code=303)
-    return _with_cookie(redirect, fresh_token)
+    return _with_cookie(request, redirect, fresh_token)
 
 
 def _refresh_notice(summary: Any) -> str:
@@ -413,7 +423,7 @@ async def refresh_submit(
     )
     notice = _refresh_notice(summary)
     redirect = RedirectResponse(f"/feeds/{feed.id}?notice={notice}", status_code=303)
-    return _with_cookie(redirect, fresh_token)
+    return _with_cookie(request, redirect, fresh_token)
 
 
 @router.post(
@@ -427,7 +437,9 @@ async def delete_submit(
     ctx = ctx_of(request)
     fresh_token = _admin_from_form(request, token)
     await asyncio.to_thread(ctx.store.delete_feed, feed_id)
-    return _with_cookie(RedirectResponse("/feeds?notice=deleted", status_code=303), fresh_token)
+    return _with_cookie(
+        request, RedirectResponse("/feeds?notice=deleted", status_code=303), fresh_token
+    )
 
 
 @router.get("/crawlstats", response_class=HTMLResponse, summary="Crawl statistics and chart")
