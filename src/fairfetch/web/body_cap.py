@@ -34,7 +34,10 @@ Refusal = Callable[[Scope, str], Awaitable[Response] | Response]
 
 
 def refusal_text(limit: int) -> str:
-    return f"request body over {limit} bytes: refused unread (the forms and the API take far less)"
+    return (
+        f"request body over {limit} bytes: refused, read no further "
+        "(the forms and the API take far less)"
+    )
 
 
 class BodyCap:
