@@ -481,8 +481,9 @@ def main() -> int:
         _report(args.feeds, latency, args.repeat, results, seen, failures)
         failed = failed or bool(failures)
         everything[str(latency)] = {"results": results, "seen": seen, "failures": failures}
-    Path("bench/out").mkdir(parents=True, exist_ok=True)
-    Path("bench/out/crawl.json").write_text(json.dumps(everything, indent=2))
+    out = Path(__file__).resolve().parent / "out"  # not the working directory's bench/out
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "crawl.json").write_text(json.dumps(everything, indent=2))
     return 1 if failed else 0
 
 
