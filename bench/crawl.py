@@ -429,7 +429,8 @@ def _report(
         print(f"ratio fairfetch / {name}: {results[name]['full_s'] / ours['full_s']:.1f}x"
               f"{unequal}")
     if ours.get("failed_304"):
-        problems.append(f"fairfetch: {int(ours['failed_304'])} feeds not read on a later pass (304s, full fetch with robots.txt cached, new process)")
+        problems.append(f"fairfetch: {int(ours['failed_304'])} feeds not read on a later pass "
+                        "(304s, full fetch with robots.txt cached, new process)")
     if int(ours["answered_304"]) != n:
         problems.append(f"fairfetch: the 304 pass got {int(ours['answered_304'])} answers 304 "
                         f"of {n}: it is not all the 304 path")
