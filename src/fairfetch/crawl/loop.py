@@ -41,6 +41,7 @@ from fairfetch.crawl.health import (
 from fairfetch.crawl.outage import OutageDetector
 from fairfetch.crawl.results import AccountingError, AddReport, CrawlSummary, FeedResult, utcnow
 from fairfetch.crawl.robots_store import StoreRobotsBacking
+from fairfetch.crawl.uncancelled import run_to_the_end
 from fairfetch.crawl.urls import normalize_feed_url
 from fairfetch.crawl.workers import shareable as _shareable
 from fairfetch.crawl.workers import warm_up as _warm_up
@@ -146,6 +147,10 @@ class Crawler:
         self._platform_hosts: dict[tuple[str, str], set[str]] = {}
         #: Poll jobs queued in the dispatcher and not started yet, by feed id (for deferral).
         self._waiting: dict[int, _Job] = {}
+        #: Refresh and ping jobs queued and not started yet (a feed may be in two at once: the
+        #: web's button twice), by the job's identity: deferred, like polls, when their key
+        #: pauses while they wait, but with their schedule left as it was.
+        self._waiting_asked: dict[int, _Job] = {}
         self._on_result: Callable[[FeedResult], None] | None = None
         self._pool: ProcessPoolExecutor | None = None
         self._write_pool: ProcessPoolExecutor | None = None
@@ -252,7 +257,7 @@ class Crawler:
         page: list[FeedRecord] = []
         # One set of claims a pass, closed with it: its connection (PostgreSQL) is the pool's,
         # so a database restarted between passes costs one failed pass, not every later one.
-        claims = self._claims = await asyncio.to_thread(KeyClaims, self.store)
+        claims = self._claims = await run_to_the_end(lambda: KeyClaims(self.store))
         # Read once a pass: a key this pass claims is crawled by no other pass meanwhile, so
         # no other crawl stores a new pause on it until the pass ends.
         self._stored_pauses = await asyncio.to_thread(current_key_pauses, self.store, now)
@@ -269,7 +274,8 @@ class Crawler:
         finally:
             # Every result of the pass is written (or failed): the keys go to whoever is next.
             self._claims = None
-            await asyncio.to_thread(claims.close)
+            # To its end even when the pass is cancelled (see crawl/uncancelled.py).
+            await run_to_the_end(claims.close)
         summary.elapsed = time.monotonic() - started
         self._check_accounting(summary)
         return summary
@@ -312,7 +318,9 @@ class Crawler:
                 self.store.set_due(ids, when)
             return held, due, alive, paused
 
-        held, due, alive, paused = await asyncio.to_thread(claim_and_reread)
+        # Not left running when the pass is cancelled: the pass's ``finally`` hands back what
+        # it holds, and a claim finishing after that would stay held (crawl/uncancelled.py).
+        held, due, alive, paused = await run_to_the_end(claim_and_reread)
         out: list[tuple[FeedRecord, str | None]] = []
         for feed in page:
             if feed.politeness_key not in held:
@@ -551,6 +559,8 @@ class Crawler:
         job.key = self._key_for(feed)
         if trigger == "poll":
             self._waiting[feed.id] = job
+        else:
+            self._waiting_asked[id(job)] = job
         await dispatcher.put(feed.url, job, key=job.key)
         return job.future
 
@@ -608,22 +618,42 @@ class Crawler:
         out every pause would take minutes for a handful of feeds, and the next crawl would pick
         them up at once and knock on the closed door again. Only ``next_crawl_at`` changes.
         """
-        if self._dispatcher is None or not self._waiting:
+        if self._dispatcher is None or not (self._waiting or self._waiting_asked):
             return
         state = self._dispatcher.state
         mono = time.monotonic()
         reopen: dict[str, float] = {}
-        deferred: list[_Job] = []
-        for job in list(self._waiting.values()):
+
+        def paused(job: _Job) -> bool:
             # The key the job waits on, which is not the feed's own when a backend groups it.
             key = job.key or job.feed.politeness_key
             if key not in reopen:
                 reopen[key] = state.startable_at(key) - mono
-            if reopen[key] >= DEFER_AFTER:
-                deferred.append(job)
+            return reopen[key] >= DEFER_AFTER
+
+        # A refresh (the CLI's, the web's button) or a ping's re-fetch met by a pause that began
+        # after it was queued sat the pause out: `feeds refresh` of four feeds on a platform
+        # that throttled took three minutes (Retry-After 60 s each), and up to a day's
+        # Retry-After would hold the web request, or every ping queued behind it. It ends now
+        # as deferred, as one asked for on a key already paused does; its schedule stays,
+        # except that a ping's feed is due when the key reopens (never later than it was), as
+        # the WebSub service makes it for a ping that comes while the key is paused.
+        now = self.clock()
+        for ref, job in list(self._waiting_asked.items()):
+            if not paused(job):
+                continue
+            del self._waiting_asked[ref]
+            feed = job.feed
+            reopens = now + timedelta(seconds=reopen[job.key or feed.politeness_key])
+            if job.trigger == "ping" and feed.status != "dead" and (
+                feed.next_crawl_at is None or feed.next_crawl_at > reopens
+            ):
+                await asyncio.to_thread(self.store.set_due, [feed.id], reopens)
+            if not job.future.done():
+                job.future.set_result(FeedResult(feed.id, feed.url, f"skipped:{SKIP_KEY_PAUSED}"))
+        deferred = [job for job in list(self._waiting.values()) if paused(job)]
         if not deferred:
             return
-        now = self.clock()
         by_when: dict[datetime, list[int]] = {}
         for job in deferred:
             del self._waiting[job.feed.id]
@@ -673,6 +703,7 @@ class Crawler:
         job: _Job = item
         if self._waiting.get(job.feed.id) is job:
             del self._waiting[job.feed.id]
+        self._waiting_asked.pop(id(job), None)
         if job.future.done():  # deferred while it waited: nothing to do
             return Feedback()
         if job.trigger == "poll" and not self.outages.may_probe(
