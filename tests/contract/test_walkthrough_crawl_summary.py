@@ -52,3 +52,24 @@ def test_walkthrough_crawl_once_names_skipped_reasons_in_words(
     assert skipped >= 1
     assert ok + throttled + skipped == 5
     assert f"skipped by reason: deferred (key paused) {skipped}" in r.stdout.splitlines()
+
+
+def test_walkthrough_refresh_that_could_not_crawl_every_feed_exits_1(
+    stingy: Testbed, tmp_path: Path
+) -> None:
+    """A refresh is an explicit request to crawl these feeds now: when some could not be
+    (their key paused by a throttle met during the refresh), it says which and why, and exits
+    1, as docs/crawling.md and its --help say. Unlike ``crawl --once``, for which they are data."""
+    db = f"sqlite:///{tmp_path}/refresh.db"
+    urls = [spec.url for spec in stingy.catalog(n=4, behaviours=["letterbox"])]
+    store = open_store(db)
+    now = datetime.now(UTC)
+    for url in urls:
+        store.add_feed(url, now=now, politeness_key=politeness_key(url))
+    store.close()
+    cli = Cli({**stingy.env(), "FAIRFETCH_DB": db, "FAIRFETCH_PER_KEY_IN_FLIGHT": "1"})
+    r = cli("feeds", "refresh", *urls)
+    assert r.exit_code == 1, (r.output, r.exception)
+    found = re.search(r"skipped by reason: deferred \(key paused\) (\d)", r.stdout)
+    assert found, r.stdout
+    assert int(found.group(1)) >= 1
