@@ -23,11 +23,14 @@ from fairfetch.web import actions, auth
 from fairfetch.web.app import ctx_of
 from fairfetch.web.stats import crawlstats
 from fairfetch.web.views import (
+    QUERY_MAX,
+    URL_QUERY_MAX,
     entry_document,
     feed_by_url,
     feed_document,
     feed_summary,
     jsonable,
+    query_too_long,
 )
 
 router = APIRouter(tags=["directory"])
@@ -119,10 +122,10 @@ def list_feeds(
     q: Annotated[
         str | None,
         Query(
-            max_length=200,
-            description=f"Search words, at most {repo.MAX_QUERY_WORDS} distinct ones "
-            "(more is a 422, never a search of the first few); or a feed's URL, now or as it "
-            "was added, which finds that feed",
+            max_length=URL_QUERY_MAX,
+            description=f"Search words, at most {repo.MAX_QUERY_WORDS} distinct ones in "
+            f"{QUERY_MAX} characters (more is a 422, never a search of the first few); or a "
+            "feed's URL, now or as it was added, which finds that feed",
         ),
     ] = None,
     kind: Kind | None = None,
@@ -146,7 +149,9 @@ def list_feeds(
             if value is not None
         ]
         by_url = feed_by_url(ctx.store, q, kind=kind, status=status, offset=offset)
-        if by_url is None and (problem := repo.query_problem(q)):
+        if by_url is None and len(q) > QUERY_MAX:
+            problems.insert(0, query_too_long(q))
+        elif by_url is None and (problem := repo.query_problem(q)):
             problems.insert(0, _bad_parameter("q", problem, q))
         if problems:
             raise RequestValidationError(problems)

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Form, HTTPException, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from markupsafe import Markup
 
@@ -21,7 +22,16 @@ from fairfetch.web.app import ctx_of
 from fairfetch.web.chart import crawl_chart_svg
 from fairfetch.web.opml import opml_lines
 from fairfetch.web.stats import crawlstats
-from fairfetch.web.views import KIND_PAGES, KINDS, STATUSES, feed_by_url, websub_of
+from fairfetch.web.views import (
+    KIND_PAGES,
+    KINDS,
+    QUERY_MAX,
+    STATUSES,
+    URL_QUERY_MAX,
+    feed_by_url,
+    query_too_long,
+    websub_of,
+)
 
 router = APIRouter()
 
@@ -80,6 +90,9 @@ def _render(request: Request, name: str, context: dict[str, Any], status: int = 
 Page = Annotated[int, Query(ge=1, le=PAGE_MAX, description="Page number, from 1")]
 PerPage = Annotated[int, Query(ge=1, le=PER_PAGE_MAX, description="Rows per page")]
 Text = Annotated[str | None, Query(max_length=200)]
+#: Words up to QUERY_MAX characters, or a feed's URL up to URL_QUERY_MAX (checked once the URL
+#: lookup has had its say).
+SearchText = Annotated[str | None, Query(max_length=URL_QUERY_MAX)]
 
 
 @router.get("/", response_class=HTMLResponse, summary="Home: search box and directory overview")
@@ -203,7 +216,7 @@ for _path, _kind in KIND_PAGES.items():
 @router.get("/search", response_class=HTMLResponse, summary="Search titles, URLs and authors")
 def search(
     request: Request,
-    q: Text = None,
+    q: SearchText = None,
     kind: Text = None,
     status: Text = None,
     page: Page = 1,
@@ -215,6 +228,8 @@ def search(
     words = repo.query_words(q or "")
     offset = (page - 1) * per_page
     by_url = feed_by_url(ctx.store, q, kind=kind_v, status=status_v, offset=offset) if q else None
+    if q and by_url is None and len(q) > QUERY_MAX:
+        raise RequestValidationError([query_too_long(q)])
     # Too many words: the search page again, with the query to shorten, not an error page.
     problem = repo.query_problem(q) if q and words and by_url is None else None
     result = (

@@ -63,6 +63,24 @@ def feed_summary(row: dict[str, Any]) -> dict[str, Any]:
 #: A search that is one http(s) address and nothing else.
 _ONE_URL = re.compile(r"(?i)https?://\S+")
 
+#: Characters a search for words may hold.
+QUERY_MAX = 200
+#: ... and a search that is a feed's URL, which finds that feed: feeds are added up to 2,048
+#: characters, and a private podcast's token or a news search's query string runs past 200.
+URL_QUERY_MAX = 2048
+
+
+def query_too_long(q: str) -> dict[str, Any]:
+    """The problem of a search over :data:`QUERY_MAX` characters that is no feed's URL, shaped
+    as FastAPI's own (the 422 names ``q``)."""
+    return {
+        "type": "string_too_long",
+        "loc": ("query", "q"),
+        "msg": f"String should have at most {QUERY_MAX} characters "
+        "(unless it is the URL of a feed in the directory)",
+        "input": q,
+    }
+
 
 def feed_by_url(
     store: SqlStore,
