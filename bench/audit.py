@@ -18,7 +18,16 @@ and reports its own peak RSS.
   no crawl file), ROBOTSTXT_OBEY and the same concurrency.
 
 Figures: pages/s, items/s (rows written: pages + links + page–image + page–resource pairs),
-peak RSS, and the ratio to Scrapy. Traffic stays on 127.0.0.1.
+peak memory, and the ratio to Scrapy. Traffic stays on 127.0.0.1.
+
+- Pages: every URL crawled is a page in our count (redirects, errors and pages robots.txt
+  keeps out too); Scrapy's callback sees only 2xx answers. The ratio uses each side's 2xx
+  pages over its time. Scrapy does not retry (we record a 500; it retried each twice).
+- Memory: each side's processes *together*, at their peak (sampled every 50 ms): the main
+  process's RSS plus its children's private memory. The per-process peaks (ru_maxrss) are
+  printed beside it; with the writer process, the crawl's peak alone is not what the job takes.
+- CPU: from the start of each side's crawl (not its imports).
+- A contender that fails is named (FAILED, with its stderr) and no ratio is printed.
 """
 
 from __future__ import annotations
@@ -72,6 +81,66 @@ def serve(pages: int) -> None:
     asyncio.run(main())
 
 
+class _Together:
+    """Peak memory of this process and its children *together*, sampled every 50 ms.
+
+    ru_maxrss is per process: with parsing in a second process, the crawl's and the writer's
+    peaks side by side are not what the job takes. Their RSS summed counts twice the pages the
+    forked writer still shares with the crawl process; PSS would divide shared libraries among
+    every process on the machine that maps them (other Python processes included), so it
+    moves with what else runs. Reported: this process's RSS plus the children's private
+    memory (USS: pages no other process maps), comparable with a single process's RSS; and the
+    RSS sum, an upper bound."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.rss_sum = self.held = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    @staticmethod
+    def _read(pid: int) -> tuple[float, float]:
+        """(RSS, USS) of ``pid`` in MiB; zeros when it has just exited."""
+        rss = uss = 0.0
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as f:
+                for ln in f:
+                    if ln.startswith("Rss:"):
+                        rss = int(ln.split()[1]) / 1024
+                    elif ln.startswith(("Private_Clean:", "Private_Dirty:")):
+                        uss += int(ln.split()[1]) / 1024
+        except OSError:
+            pass
+        return rss, uss
+
+    def _sample(self) -> None:
+        me = os.getpid()
+        try:
+            children = Path(f"/proc/{me}/task/{me}/children").read_text().split()
+        except OSError:
+            children = []
+        rss, _ = self._read(me)
+        rss_sum = held = rss
+        for pid in map(int, children):
+            r, u = self._read(pid)
+            rss_sum, held = rss_sum + r, held + u
+        self.rss_sum, self.held = max(self.rss_sum, rss_sum), max(self.held, held)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.05):
+            self._sample()
+
+    def __enter__(self) -> _Together:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+
+
 def _peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -100,12 +169,13 @@ def run_ours(url: str, out: str, concurrency: int, parse_process: bool) -> None:
     tune_for_crawling()  # as `fairfetch audit crawl` does before its work
     cpu0 = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    stats = asyncio.run(
-        crawl_site(
-            url, out, settings,
-            CrawlOptions(concurrency=concurrency, parse_process=parse_process),
-        )
-    )  # fmt: skip
+    with _Together() as together:
+        stats = asyncio.run(
+            crawl_site(
+                url, out, settings,
+                CrawlOptions(concurrency=concurrency, parse_process=parse_process),
+            )
+        )  # fmt: skip
     t1 = time.perf_counter()
     crawl_cpu = _cpu(resource.RUSAGE_SELF) - cpu0[0]
     writer_cpu = _cpu(resource.RUSAGE_CHILDREN) - cpu0[1]
@@ -120,8 +190,17 @@ def run_ours(url: str, out: str, concurrency: int, parse_process: bool) -> None:
         ).stdout.strip().splitlines()[-1]
     )  # fmt: skip
     t2 = time.perf_counter()
+    import sqlite3
+
+    with sqlite3.connect(out) as con:
+        # The pages Scrapy counts: answers in 2xx that reached its callback (ours also counts
+        # redirects, errors and pages robots.txt keeps out).
+        ok_pages = con.execute(
+            "SELECT COUNT(*) FROM pages WHERE status BETWEEN 200 AND 299"
+        ).fetchone()[0]
     print(json.dumps({
-        "pages": stats.pages_done, "items": rules["items"], "crawl_s": t1 - t0,
+        "pages": stats.pages_done, "ok_pages": ok_pages, "items": rules["items"],
+        "crawl_s": t1 - t0, "together_rss_mib": together.rss_sum, "together_mib": together.held,
         "rules_s": t2 - t1, "findings": rules["findings"],
         "rss_mib": max(crawl_rss, rules["rss_mib"]), "crawl_rss_mib": crawl_rss,
         "rules_rss_mib": rules["rss_mib"], "child_rss_mib": child,
@@ -180,29 +259,41 @@ def run_scrapy(url: str, concurrency: int) -> None:
         "CONCURRENT_REQUESTS_PER_DOMAIN": concurrency, "TELNETCONSOLE_ENABLED": False,
         "USER_AGENT": "scrapy-bench", "DOWNLOAD_DELAY": 0, "COOKIES_ENABLED": False,
         "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7",
+        # fairfetch's audit does not retry a 500 (it records it); Scrapy retried each twice.
+        "RETRY_ENABLED": False,
     })  # fmt: skip
+    cpu0 = _cpu(resource.RUSAGE_SELF)  # from the crawl's start, as ours: not the imports
     t0 = time.perf_counter()
-    process.crawl(SiteSpider)
-    process.start()
+    with _Together() as together:
+        process.crawl(SiteSpider)
+        process.start()
     t1 = time.perf_counter()
-    print(json.dumps({"pages": counts["pages"], "items": counts["items"], "crawl_s": t1 - t0,
-                      "rules_s": 0.0, "rss_mib": _peak_rss_mib(),
-                      "cpu_s": _cpu(resource.RUSAGE_SELF)}))
+    print(json.dumps({"pages": counts["pages"], "ok_pages": counts["pages"],
+                      "items": counts["items"], "crawl_s": t1 - t0, "rules_s": 0.0,
+                      "rss_mib": _peak_rss_mib(), "together_rss_mib": together.rss_sum,
+                      "together_mib": together.held,
+                      "cpu_s": _cpu(resource.RUSAGE_SELF) - cpu0}))
 
 
 # --- driver ------------------------------------------------------------------------------------
-def _child(*args: str) -> dict:
-    out = subprocess.run(
-        [sys.executable, str(HERE), *args], capture_output=True, text=True, check=True
-    ).stdout
-    return json.loads(out.strip().splitlines()[-1])
+def _child(*args: str) -> dict | None:
+    """One contender's run, or None (said on stderr) when it failed: a crash must end in a
+    line that says so, not in a traceback that loses the other side's figures, nor a ratio."""
+    done = subprocess.run([sys.executable, str(HERE), *args], capture_output=True, text=True)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        tail = "\n".join(done.stderr.strip().splitlines()[-8:])
+        print(f"FAILED: {args[0]} exited {done.returncode}:\n{tail}", file=sys.stderr)
+        return None
+    return dict(json.loads(lines[-1]))
 
 
 def _best(old: dict | None, new: dict) -> dict:
     if old is None:
         return new
     best = dict(new if new["crawl_s"] < old["crawl_s"] else old)
-    for key in ("rss_mib", "crawl_rss_mib", "rules_rss_mib", "child_rss_mib"):
+    for key in ("rss_mib", "crawl_rss_mib", "rules_rss_mib", "child_rss_mib",
+                "together_rss_mib", "together_mib"):
         if key in new:
             best[key] = max(old.get(key, 0.0), new[key])
     return best
@@ -241,6 +332,7 @@ def main() -> None:
         # hits both; each contender keeps its best round (peak RSS: its worst).
         results: dict[str, dict] = {}
         peer = None
+        failed: list[str] = []
         for _ in range(a.repeat):
             for mode in a.modes.split(","):
                 with tempfile.TemporaryDirectory() as tmp:
@@ -251,6 +343,9 @@ def main() -> None:
                         "--ours", f"http://s{a.pages}.acme-audit.test:{port}/", crawl_file,
                         "--concurrency", str(a.concurrency), *extra,
                     )
+                    if r is None:
+                        failed.append(f"fairfetch ({mode})")
+                        continue
                     r["server_cpu_s"] = _server_cpu(server.pid) - served
                 results[mode] = _best(results.get(mode), r)
             if not a.no_scrapy:
@@ -258,6 +353,9 @@ def main() -> None:
                 r = _child(
                     "--scrapy", f"http://127.0.0.1:{port}/", "--concurrency", str(a.concurrency)
                 )
+                if r is None:
+                    failed.append("Scrapy")
+                    continue
                 r["server_cpu_s"] = _server_cpu(server.pid) - served
                 peer = _best(peer, r)
     finally:
@@ -266,31 +364,47 @@ def main() -> None:
 
     def line(name: str, r: dict, with_rules: bool = False) -> str:
         secs = r["crawl_s"] + (r["rules_s"] if with_rules else 0.0)
+        # The memory column is the crawl's processes together (see _Together); the rules run
+        # after the crawl, in a process of their own.
+        peak = max(r["together_mib"], r.get("rules_rss_mib", 0.0) if with_rules else 0.0)
         return (f"{name:<34} {r['pages']:>7} pages {r['pages'] / secs:>9.0f} pages/s "
-                f"{r['items'] / secs:>10.0f} items/s {r['rss_mib']:>7.1f} MiB peak RSS")
+                f"{r['items'] / secs:>10.0f} items/s {peak:>7.1f} MiB peak")
 
     print(f"site: {a.pages} generated pages (~20 links each), concurrency {a.concurrency}, "
           f"best of {a.repeat} interleaved rounds")
-    peer_rate = peer["pages"] / peer["crawl_s"] if peer else None
+    print(f"{'':34} pages: every URL crawled; ratios use the 2xx pages of each side (those "
+          "Scrapy's callback sees); memory: peak of a side's processes together (RSS + the "
+          "children's private memory)")
+    for name in failed:
+        print(f"FAILED: {name} (see stderr); it has no figures in the rounds it failed")
+    peer_rate = peer["ok_pages"] / peer["crawl_s"] if peer else None
     for mode, ours in results.items():
         label = "fairfetch" + (" +parse process" if mode == "process" else "")
         print(line(f"{label} (crawl file)", ours))
         print(line(f"{label} (crawl + rules)", ours, with_rules=True))
-        extra = f" + writer process {ours['child_rss_mib']:.1f} MiB" if mode == "process" else ""
+        writer_rss = (
+            f" + writer process {ours['child_rss_mib']:.1f} MiB" if mode == "process" else ""
+        )
         print(f"{'':34} {ours['findings']} findings, crawl file {ours['file_mib']:.1f} MiB, "
-              f"peak RSS: crawl {ours['crawl_rss_mib']:.1f} MiB{extra}, "
-              f"rules {ours['rules_rss_mib']:.1f} MiB")
+              f"{ours['ok_pages']} pages in 2xx; peak RSS per process: crawl "
+              f"{ours['crawl_rss_mib']:.1f} MiB{writer_rss}, rules "
+              f"{ours['rules_rss_mib']:.1f} MiB")
+        print(f"{'':34} the crawl's processes together at their peak: "
+              f"{ours['together_mib']:.1f} MiB (RSS + the writer's private memory); RSS summed "
+              f"{ours['together_rss_mib']:.1f} MiB (the pages they share counted twice)")
         writer = f", writer process {ours['child_cpu_s']:.2f}" if mode == "process" else ""
         print(f"{'':34} CPU s of the crawl: crawl {ours['cpu_s']:.2f}{writer}, "
               f"site server {ours['server_cpu_s']:.2f} (two cores: the crawl is CPU-bound "
               "when their sum / 2 nears its time)")
-        if peer_rate:
-            rate = ours["pages"] / (ours["crawl_s"] + ours["rules_s"])
-            print(f"{'':34} ratio pages/s (crawl + rules) vs Scrapy: {rate / peer_rate:.2f}x")
+        if peer_rate and not failed:
+            rate = ours["ok_pages"] / (ours["crawl_s"] + ours["rules_s"])
+            print(f"{'':34} ratio 2xx pages/s (crawl + rules) vs Scrapy: "
+                  f"{rate / peer_rate:.2f}x")
     if peer is not None:
         print(line("Scrapy CrawlSpider (no file)", peer))
-        print(f"{'':34} CPU s: Scrapy {peer['cpu_s']:.2f}, site server "
-              f"{peer['server_cpu_s']:.2f}")
+        print(f"{'':34} {peer['ok_pages']} pages in 2xx; CPU s from the crawl's start: Scrapy "
+              f"{peer['cpu_s']:.2f}, site server {peer['server_cpu_s']:.2f}; peak RSS "
+              f"{peer['rss_mib']:.1f} MiB")
 
 
 if __name__ == "__main__":
