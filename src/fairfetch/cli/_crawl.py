@@ -6,6 +6,7 @@ import asyncio
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -13,6 +14,7 @@ from fairfetch.cli._app import (
     _shown_url,
     app,
     console,
+    err_console,
     globals_of,
     open_store_at,
     print_json,
@@ -247,6 +249,15 @@ def demo(
 
     if serve:
         _refuse_a_taken_port(port)
+    if globals_of(ctx).config is not None:
+        # Its settings are the demo's own (the simulated web on loopback, a local mail
+        # catcher): a config file given here was silently not read.
+        err_console.print(
+            f"note: demo does not read --config {escape(repr(globals_of(ctx).config))}: it "
+            "runs on its own settings (the simulated web, a fresh database, a local mail "
+            "catcher); use the file with crawl, serve or run",
+            highlight=False,
+        )
     db = globals_of(ctx).db
     if db is not None:
         _refuse_a_used_database(db)

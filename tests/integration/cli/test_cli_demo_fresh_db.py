@@ -54,3 +54,23 @@ def test_cli_demo_uses_a_new_database(tmp_path: Path) -> None:
     feeds, subscriptions = _counts(url)
     assert feeds == 2
     assert subscriptions > 0
+
+
+def test_cli_demo_says_it_does_not_read_a_config_file(tmp_path: Path) -> None:
+    """The demo runs on its own settings (the simulated web, a local mail catcher); a
+    ``--config`` given to it was silently not read, so a user tuning the demo through the file
+    saw no effect and no word why."""
+    config = tmp_path / "mine.toml"
+    config.write_text('[fairfetch]\nper_key_in_flight = 1\n')
+    url = f"sqlite:///{tmp_path}/demo.db"
+    r = CliRunner().invoke(
+        app, ["--db", url, "--config", str(config), "demo", "--no-serve", "--feeds", "2"]
+    )
+    assert r.exit_code == 0, (r.output, r.exception)
+    assert "does not read --config" in r.stderr
+    assert "mine.toml" in r.stderr
+    plain = CliRunner().invoke(
+        app, ["--db", f"sqlite:///{tmp_path}/demo2.db", "demo", "--no-serve", "--feeds", "2"]
+    )
+    assert plain.exit_code == 0, (plain.output, plain.exception)
+    assert "--config" not in plain.stderr
