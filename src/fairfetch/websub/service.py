@@ -64,6 +64,8 @@ __all__ = ["Answer", "SubscribeOutcome", "WebSubService", "run_forever"]
 
 #: A pending subscription the hub has not verified within this long is requested again.
 VERIFY_WAIT = 3600.0
+#: Entry ids a push names, asked of the store at once (PostgreSQL: 65,535 parameters at most).
+_IDS_PER_QUERY = 10_000
 #: Unsubscribe requests are retried this many times, then given up (the lease will lapse).
 MAX_UNSUBSCRIBE_ATTEMPTS = 5
 #: A denied or failed feed is offered to its hub again after this long.
@@ -512,8 +514,7 @@ class WebSubService:
         fetched = await self._refetch(sub.feed_id)
         # An entry stored by an earlier fetch counts as present: a conditional re-fetch answered
         # 304 lists no entries at all.
-        stored = await self._db(repo.stored_entry_ids, self.store, sub.feed_id,
-                                [e.entry_id for e in named])
+        stored = await self._stored_ids(sub.feed_id, [e.entry_id for e in named])
         present = (fetched or frozenset()) | stored
         decision = decide_ping(named, present, self.clock(),
                                ignore_older_than=s.websub_ignore_older_than,
@@ -525,6 +526,17 @@ class WebSubService:
         await self._ping(sub.id, sub.feed_id, "retried", 503, now, detail)
         return Answer(503, "entry not in feed yet", outcome="retried",
                       headers={"Retry-After": "300"})
+
+    async def _stored_ids(self, feed_id: int | None, entry_ids: list[str]) -> set[str]:
+        """Which of the named entries the feed has stored, asked a slice at a time: a push may
+        name any number of entries, and PostgreSQL takes at most 65,535 parameters a
+        statement (past that the callback failed, and the ping was counted nowhere)."""
+        ids = list(dict.fromkeys(entry_ids)) if feed_id is not None else []
+        found: set[str] = set()
+        for start in range(0, len(ids), _IDS_PER_QUERY):
+            found |= await self._db(repo.stored_entry_ids, self.store, feed_id,
+                                    ids[start:start + _IDS_PER_QUERY])
+        return found
 
     async def _refetch(self, feed_id: int | None) -> frozenset[str] | None:
         if feed_id is None or self.crawler is None:
