@@ -6,6 +6,7 @@ import pytest
 
 from fairfetch.feeds.discover import (
     WELL_KNOWN_PATHS,
+    declared_feed_links,
     find_feed_links,
     hub_and_self_from_link_header,
     looks_like_html,
@@ -74,3 +75,16 @@ def test_feeds_discover_feeds_do_not_look_like_html(data: bytes) -> None:
 ])
 def test_feeds_discover_link_header(value: str, hubs: list[str], self_url: str | None) -> None:
     assert hub_and_self_from_link_header(value) == (hubs, self_url)
+
+
+def test_feeds_discover_many_declared_links_keep_first_order_once_each() -> None:
+    """A page declaring thousands of feeds (a stranger's page given to ``feeds add``) gives
+    each once, in the order first declared: the de-duplication is an ordered set now (the
+    list it was cost 2 s of CPU for 20,000 links; measured, not asserted here)."""
+    hrefs = [f"/f{i % 3000}.xml" for i in range(6000)]  # every link declared twice
+    links = "".join(
+        f'<link rel="alternate" type="application/rss+xml" href="{h}">' for h in hrefs
+    )
+    html = f"<html><head>{links}</head></html>".encode()
+    got = declared_feed_links(html, "http://site.test/")
+    assert got == [f"http://site.test/f{i}.xml" for i in range(3000)]
