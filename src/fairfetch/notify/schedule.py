@@ -22,7 +22,9 @@ WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 def zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        # OSError: a region alone ("America") is a directory of tzdata, a name over 255 bytes
+        # too long a file name; both reached the public form as a 500.
         raise InputError(
             name, "not a known time zone (use an IANA name like Europe/Paris)"
         ) from None

@@ -4,8 +4,7 @@
 InputError (a 422 naming the zone), but ZoneInfo reads the name as a path under tzdata: a
 region alone ("America", a directory) raises IsADirectoryError, a name over 255 bytes
 "File name too long" — both OSError, which nobody catches: the public form answered 500.
-The cause is in src/fairfetch/notify/schedule.py (not this helper's path): ``zone`` should
-catch OSError too. Strict xfails until it does.
+``zone`` now catches OSError too.
 """
 
 from __future__ import annotations
@@ -51,11 +50,6 @@ def test_web_subscribe_form_takes_a_real_zone(site: tuple[TestClient, SqlStore, 
     assert sub["tz"] == "America/New_York"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="notify/schedule.py zone() lets ZoneInfo's OSError through (IsADirectoryError for "
-    "'America', ENAMETOOLONG for a long name): the public /subscribe form answers 500",
-)
 @pytest.mark.parametrize("tz", NOT_ZONES, ids=["region-only", "300-characters"])
 def test_web_subscribe_form_refuses_a_zone_that_is_no_file_with_a_422(
     site: tuple[TestClient, SqlStore, int], tz: str

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from fairfetch.errors import InputError
 from fairfetch.notify.backoff import MAX_DELAY, classify_reply, retry_at
-from fairfetch.notify.schedule import next_issue, parse_weekday, schedule_label
+from fairfetch.notify.schedule import next_issue, parse_weekday, schedule_label, zone
 
 ZONES = [
     "UTC",
@@ -125,3 +125,13 @@ def test_notify_backoff_grows_and_is_capped():
 )
 def test_notify_reply_classes(code, outcome):
     assert classify_reply(code) == outcome
+
+
+@pytest.mark.parametrize("name", ["America", "Europe/" + "x" * 300])
+def test_notify_schedule_a_zone_that_is_no_file_is_an_input_error(name: str) -> None:
+    """ZoneInfo reads the name as a path under tzdata: a region alone is a directory
+    (IsADirectoryError), a name over 255 bytes too long a file name — OSErrors that reached the
+    public /subscribe form as a 500 and `notify subscribe --tz` as a traceback."""
+    with pytest.raises(InputError) as caught:
+        zone(name)
+    assert name in str(caught.value)
