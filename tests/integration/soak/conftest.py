@@ -158,6 +158,7 @@ class Mail:
     subject: str
     text: str
     message_id: str
+    at: datetime  # the simulated time it was accepted
 
     @property
     def kind(self) -> str:
@@ -177,6 +178,7 @@ class CountingHandler:
 
     def __init__(self) -> None:
         self.refusing = False
+        self.now = T0
         self.mails: list[Mail] = []
         self.refused = 0
         self.lock = threading.Lock()
@@ -189,7 +191,8 @@ class CountingHandler:
         msg = email.message_from_bytes(envelope.original_content, policy=policy.default)
         body = msg.get_body(preferencelist=("plain",))
         text = body.get_content() if body is not None else ""
-        mail = Mail(envelope.rcpt_tos[0], str(msg["Subject"]), text, str(msg["Message-ID"]))
+        mail = Mail(envelope.rcpt_tos[0], str(msg["Subject"]), text, str(msg["Message-ID"]),
+                    self.now)
         with self.lock:
             self.mails.append(mail)
         return "250 OK"
