@@ -227,18 +227,33 @@ def unsubscribe_digest_post(request: Request, reader_token: str, schedule: str) 
 def outbox_page(request: Request, mail: Annotated[int | None, Query()] = None) -> HTMLResponse:
     """Like a development mail catcher: the outbox rows and the mails the local sink captured.
 
-    Only on a server whose mail goes to loopback (the demo's sink): elsewhere it would list
-    readers' addresses to anyone.
+    Only on a server whose mail goes to loopback, and only once the development sink
+    (``fairfetch notify sink``, the demo's) has captured mail into this store, or to the admin:
+    loopback alone also means a production server relaying through a local MTA (Postfix on
+    127.0.0.1:25), where the page listed every reader's address to anyone.
     """
     settings, store = _ctx(request)
     if not _local_mail(settings):
         raise HTTPException(status_code=404, detail="the outbox page is for local mail sinks only")
     mails = repo.list_sink(store)
+    if not mails and not _admin(request, settings):
+        raise HTTPException(
+            status_code=404,
+            detail="the outbox page shows once the development mail sink has captured mail "
+            "(or with the admin token)",
+        )
     shown = None
     if mail is not None:
         shown = next((m for m in mails if m["id"] == mail), None)
     return _page("outbox.html", rows=repo.list_outbox(store), mails=mails, shown=shown,
                  counts=repo.count_pending(store))
+
+
+def _admin(request: Request, settings: Settings) -> bool:
+    from fairfetch.web import auth
+
+    presented = auth.bearer_of(request) or auth.token_of_cookie(request.cookies.get(auth.COOKIE))
+    return auth.token_ok(settings, presented)
 
 
 def _local_mail(settings: Settings) -> bool:

@@ -4,17 +4,15 @@ notify/routes.py serves it when ``smtp_url`` points at loopback, meaning the dev
 (`fairfetch notify sink`, the demo). But handing mail to a local MTA on 127.0.0.1:25 (Postfix,
 an OpenSMTPD relay) is the common production set-up, and there the page is public on the
 directory: a stranger reads every subscriber's address and the feeds they follow. The cause
-is ``_local_mail`` in src/fairfetch/notify/routes.py (not this helper's path): loopback says
-where mail goes, not that it is a development sink. Strict xfail until the page is kept from
-strangers (served only with the development sink running, or behind the admin token).
+was ``_local_mail`` in src/fairfetch/notify/routes.py: loopback says where mail goes, not that
+it is a development sink. The page now shows once the development sink has captured mail into
+the store, or to the admin.
 """
 
 from __future__ import annotations
 
 import warnings
 from pathlib import Path
-
-import pytest
 
 from fairfetch.config import Settings
 from fairfetch.notify.subscriptions import SubscriptionRequest, request_subscription
@@ -30,11 +28,6 @@ with warnings.catch_warnings():
 READER = "ana.reader@example.test"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="notify/routes.py _local_mail: /outbox is public whenever smtp_url is on loopback, "
-    "which a production server relaying through a local MTA is; it lists readers' addresses",
-)
 def test_web_outbox_is_no_public_list_of_readers_on_a_server_relaying_to_a_local_mta(
     tmp_path: Path,
 ) -> None:
@@ -47,3 +40,16 @@ def test_web_outbox_is_no_public_list_of_readers_on_a_server_relaying_to_a_local
         page = stranger.get("/outbox")
     store.close()
     assert READER not in page.text
+
+
+def test_web_outbox_shows_to_the_admin_on_a_loopback_relay(tmp_path: Path) -> None:
+    """The other direction: the operator, with the admin token, still sees it."""
+    store = open_store(f"sqlite:///{tmp_path}/outbox.db")
+    fid = add_crawled(store, "http://a.test/feed")
+    request_subscription(store, SubscriptionRequest.build(READER), fid)
+    settings = Settings(admin_token=TOKEN, smtp_url="smtp://mailer:secret@127.0.0.1:25")
+    with TestClient(create_app(settings, store)) as admin:
+        page = admin.get("/outbox", headers={"Authorization": f"Bearer {TOKEN}"})
+    store.close()
+    assert page.status_code == 200
+    assert READER in page.text
