@@ -9,6 +9,7 @@ import email
 import hashlib
 import re
 import threading
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ class SimFeed:
     requests_after_gone: int = 0
     counter: int = 0
     hidden: set[str] = field(default_factory=set)
+    answers: Counter[str] = field(default_factory=Counter)
 
     def publish(self, at: datetime, categories: tuple[str, ...] = ()) -> Item:
         self.counter += 1
@@ -110,6 +112,7 @@ class Web:
         if feed is None:
             return web.Response(status=404)
         feed.requests += 1
+        feed.answers[feed.mode] += 1
         if feed.mode == "410":
             feed.requests_after_gone += 1
             return web.Response(status=410)

@@ -36,7 +36,16 @@ from fairfetch.store import notify_repo as repo
 from fairfetch.store import tables as T
 from fairfetch.store.notify_subscriptions import confirm
 
-from .conftest import CONFIRM, T0, CountingHandler, Mail, Web, counting_smtp, scripted_web
+from .conftest import (
+    CONFIRM,
+    T0,
+    CountingHandler,
+    Mail,
+    SimFeed,
+    Web,
+    counting_smtp,
+    scripted_web,
+)
 
 FAST = NotifyOptions(rate=0.0)
 STEPS = (2, 10, 18)  # the hours of the day at which the process runs
@@ -133,7 +142,8 @@ class Soak:
     def confirm_from_mail(self, store: SqlStore, sub: Sub) -> None:
         """Follow the newest confirmation link mailed to the reader for that feed."""
         links = [m for m in self.smtp.mails
-                 if m.rcpt == sub.email and m.kind == "confirm" and f"Feed {sub.feed}" in m.text]
+                 if m.rcpt == sub.email and m.kind == "confirm"
+                 and (f"Feed {sub.feed}" in m.text or f"//{sub.feed}.test:" in m.text)]
         assert links, f"no confirmation mail reached {sub.email} for {sub.feed}"
         match = CONFIRM.search(links[-1].text)
         assert match is not None
@@ -361,8 +371,6 @@ async def test_soak_weeks_of_life_on_one_store(db_url: str) -> None:
 async def _run(soak: Soak) -> None:
     w = soak.web
     names = ("alpha", "beta", "gamma", "delta", "epsilon", "phi", "omega", "psi")
-    from .conftest import SimFeed
-
     for n in names:
         w.feeds[n] = SimFeed(n)
     cats = {
@@ -381,7 +389,9 @@ async def _run(soak: Soak) -> None:
             soak.now = T0 + timedelta(days=day, hours=h)
             if day < DAYS or day in AFTER_OUR_OUTAGE or (day, h) in DRAINS:
                 await _step(soak, day, h, cats)
-    assert soak.web.feeds["psi"].requests_after_gone == 2  # the 410, one monthly probe
+    psi = soak.web.feeds["psi"]
+    # the 410; the monthly probe, throttled, and again once the Retry-After has passed
+    assert (psi.answers["410"], psi.answers["429"]) == (2, 1), psi.answers
 
 
 def _publish(soak: Soak, day: int, cats: dict[str, list[tuple[str, ...]]]) -> None:
@@ -414,6 +424,15 @@ async def _step(soak: Soak, day: int, h: int, cats: dict[str, list[tuple[str, ..
     f["epsilon"].mode = "moved" if day >= 3 else "ok"
     f["phi"].mode = "410" if day >= 4 and not (day >= 12 or (day == 11 and h > STEPS[1])) else "ok"
     f["psi"].mode = "410" if day >= 2 else "ok"
+    if (day, h) == (40, STEPS[0]):  # its monthly probe is throttled: probed again after
+        f["psi"].mode = "429"
+    if day == 3 and h == STEPS[0]:
+        # A feed nobody has added yet, down at first: a reader subscribes by its URL.
+        f["kappa"] = SimFeed("kappa", mode="500")
+        for i in range(3):
+            f["kappa"].publish(now - timedelta(days=3 - i))
+    if "kappa" in f:
+        f["kappa"].mode = "500" if day < 5 else "ok"
     soak.smtp.refusing = day == 5
     soak.smtp.now = now
 
@@ -450,6 +469,17 @@ async def _step(soak: Soak, day: int, h: int, cats: dict[str, list[tuple[str, ..
                     soak.confirm_from_mail(store, s)
         elif day == 2 and h == STEPS[0]:
             soak.confirm_from_mail(store, soak.sub("ana@example.test", "alpha"))
+        elif day == 3 and h == STEPS[0]:
+            soak.subscribe(store, Sub("kim@example.test", "kappa"))
+        elif day == 3 and h == STEPS[2]:
+            # Confirmed before the feed was ever read: its first good read, days later, is
+            # still its backlog, and mails nobody.
+            soak.confirm_from_mail(store, soak.sub("kim@example.test", "kappa"))
+        elif day == 4 and h == STEPS[1]:
+            # An operator refreshes the throttled feed: another 429, health untouched.
+            async with Crawler(store, soak.settings, clock=lambda: soak.now) as crawler:
+                summary = await crawler.refresh([w.url("beta")])
+            assert summary.counts["throttled"] == 1, summary
         elif day == 5 and h == STEPS[0]:  # the SMTP server refuses today
             soak.subscribe(store, Sub("ivy@example.test", "alpha", mode="daily"))
         elif day == 5 and h == STEPS[2]:
@@ -561,6 +591,17 @@ def _check_credits(soak: Soak, store: SqlStore) -> None:
     granted = sum(r["amount"] for r in ledger if r["kind"] == "grant")
     charged = -sum(r["amount"] for r in ledger if r["kind"] == "charge" and r["publisher_id"])
     assert soak.killed, "no pass was stopped: the scenario lost its point"
+    # Readers pay for each mail nobody paid for: a real-time mail of an unsponsored feed (or of
+    # the sponsored one run dry), a digest issue with an unsponsored item (or one run dry).
+    readers_owe = 0
+    for m in soak.smtp.mails:
+        if m.kind == "confirm":
+            continue
+        sponsored = [t for t in m.tokens if t.startswith("ITEM-omega-")]
+        others = len(m.tokens) - len(sponsored)
+        readers_owe += bool(others or "no longer pays" in m.text)
+    readers_paid = -sum(r["amount"] for r in ledger if r["kind"] == "charge" and r["reader_id"])
+    assert readers_paid == readers_owe
     assert not soak.sub("ben@example.test", "beta").active_at(soak.now), "ben never left beta"
     assert granted == 23
     assert charged == len(paid)
