@@ -335,6 +335,14 @@ def _aware(t: datetime) -> datetime:
     return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
+async def _cron_pass(soak: Soak, store: SqlStore) -> None:
+    """A second crawl pass on the store at the same time (cron's `crawl --once` beside `run`):
+    every due feed is crawled by one of the two, or skipped with a reason."""
+    async with Crawler(store, soak.settings, clock=lambda: soak.now) as crawler:
+        summary = await crawler.crawl_due()
+    assert summary.accounted == summary.due, summary
+
+
 async def _crawl(soak: Soak, store: SqlStore, *, kill_after: int | None = None) -> None:
     """One crawl pass by a fresh process; ``kill_after`` results, the pass is cancelled (the
     process stopped midway, as by Ctrl-C)."""
@@ -534,8 +542,22 @@ async def _step(soak: Soak, day: int, h: int, cats: dict[str, list[tuple[str, ..
         due = store.count_due(now, dead_probe_interval=soak.settings.dead_probe_interval)
         kill = day >= 9 and not soak.killed and due >= 3
         soak.killed |= kill
-        await _crawl(soak, store, kill_after=1 if kill else None)
-        await send_due(store, soak.settings, now, options=FAST)
+        if kill:
+            await _crawl(soak, store, kill_after=1)
+        else:
+            # As under `run`: the crawler and the notifier at once, in one event loop; every
+            # other day a cron `crawl --once` (a process of its own) starts beside them.
+            jobs: list[Any] = [_crawl(soak, store),
+                               send_due(store, soak.settings, now, options=FAST)]
+            cron = open_store(soak.db) if day % 2 else None
+            if cron is not None:
+                jobs.append(_cron_pass(soak, cron))
+            try:
+                await asyncio.gather(*jobs)
+            finally:
+                if cron is not None:
+                    cron.close()
+        await send_due(store, soak.settings, now, options=FAST)  # the notifier's next poll
         if not soak.smtp.refusing:
             soak.smtp_ok_steps.append(now)
         soak.check(store, final=final)
