@@ -72,4 +72,7 @@ websub_pings = sa.Table(
     sa.Column("outcome", sa.Text, nullable=False),
     sa.Column("http_status", sa.Integer, nullable=False, server_default="0"),
     sa.Column("detail", sa.Text, nullable=False, server_default=""),
+    #: Pings this row stands for: 1, except for ``unknown`` ones (no such callback token:
+    #: anyone may post them), counted on one row a minute (0014).
+    sa.Column("pings", sa.Integer, nullable=False, server_default="1"),
 )
