@@ -25,6 +25,7 @@ from fairfetch.notify.schedule import WEEKDAYS
 from fairfetch.store import feed_key
 from fairfetch.store import notify_repo as repo
 from fairfetch.store.sql import SqlStore
+from fairfetch.web.auth import request_is_admin
 
 router = APIRouter()
 
@@ -236,7 +237,7 @@ def outbox_page(request: Request, mail: Annotated[int | None, Query()] = None) -
     if not _local_mail(settings):
         raise HTTPException(status_code=404, detail="the outbox page is for local mail sinks only")
     mails = repo.list_sink(store)
-    if not mails and not _admin(request, settings):
+    if not mails and not request_is_admin(settings, request):
         raise HTTPException(
             status_code=404,
             detail="the outbox page shows once the development mail sink has captured mail "
@@ -247,13 +248,6 @@ def outbox_page(request: Request, mail: Annotated[int | None, Query()] = None) -
         shown = next((m for m in mails if m["id"] == mail), None)
     return _page("outbox.html", rows=repo.list_outbox(store), mails=mails, shown=shown,
                  counts=repo.count_pending(store))
-
-
-def _admin(request: Request, settings: Settings) -> bool:
-    from fairfetch.web import auth
-
-    presented = auth.bearer_of(request) or auth.token_of_cookie(request.cookies.get(auth.COOKIE))
-    return auth.token_ok(settings, presented)
 
 
 def _local_mail(settings: Settings) -> bool:

@@ -56,6 +56,14 @@ def bearer_of(request: Request) -> str | None:
     return value.strip()
 
 
+def request_is_admin(settings: Settings, request: Request) -> bool:
+    """For a page that shows more to the admin: the bearer (read as the API reads it, a
+    non-ASCII token sent as UTF-8 included), else the admin cookie."""
+    bearer = bearer_of(request)
+    presented = header_text(bearer) if bearer else token_of_cookie(request.cookies.get(COOKIE))
+    return token_ok(settings, presented)
+
+
 def require_admin(settings: Settings, presented: str | None) -> None:
     """Raise the HTTP error that explains why this write is refused, if it is."""
     if not settings.admin_token:

@@ -5,7 +5,8 @@ the setting; the API (web/api.py ``_admin``) decodes it with ``auth.header_text`
 clients (curl, httpx) send a non-ASCII token as UTF-8 and the project supports such tokens
 ("секрет": see web/auth.py). So with ``admin_token = "секрет"`` the API takes
 ``Authorization: Bearer секрет`` and /outbox answers 404 to the same header (the cookie
-works). The fix is in src (``auth.header_text(bearer)`` in notify/routes.py ``_admin``).
+works). Fixed: /outbox asks web/auth.py ``request_is_admin``, which reads the bearer as the
+API does.
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ from __future__ import annotations
 import warnings
 from datetime import UTC, datetime
 from pathlib import Path
-
-import pytest
 
 from fairfetch.config import Settings
 from fairfetch.notify.subscriptions import SubscriptionRequest, request_subscription
@@ -29,11 +28,6 @@ TOKEN = "секрет"
 READER = "ana.reader@example.test"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="notify/routes.py _admin compares the raw (Latin-1-read) bearer header: a "
-    "non-ASCII admin token sent as UTF-8 is refused on /outbox, accepted by the API",
-)
 def test_review_s10_outbox_takes_a_non_ascii_admin_bearer_like_the_api(tmp_path: Path) -> None:
     store = open_store(f"sqlite:///{tmp_path}/outbox.db")
     try:
