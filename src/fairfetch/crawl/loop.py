@@ -637,14 +637,21 @@ class Crawler:
         # Retry-After would hold the web request, or every ping queued behind it. It ends now
         # as deferred, as one asked for on a key already paused does; its schedule stays,
         # except that a ping's feed is due when the key reopens (never later than it was), as
-        # the WebSub service makes it for a ping that comes while the key is paused.
-        now = self.clock()
+        # the WebSub service makes it for a ping that comes while the key is paused. Only a
+        # pause counts here, not the key's spacing (a Crawl-delay of 15 s, AIMD's rate): an
+        # explicit request waits that out, as it always did.
+        # Taken out of the dict before the first await: two _finish loops (a pass and a ping,
+        # in `run`) may run this at once, and each must defer a job once.
+        asked: list[tuple[_Job, float]] = []
         for ref, job in list(self._waiting_asked.items()):
-            if not paused(job):
-                continue
-            del self._waiting_asked[ref]
+            left = state.paused_until(job.key or job.feed.politeness_key) - mono
+            if left >= DEFER_AFTER:
+                del self._waiting_asked[ref]
+                asked.append((job, left))
+        now = self.clock()
+        for job, left in asked:
             feed = job.feed
-            reopens = now + timedelta(seconds=reopen[job.key or feed.politeness_key])
+            reopens = now + timedelta(seconds=left)
             if job.trigger == "ping" and feed.status != "dead" and (
                 feed.next_crawl_at is None or feed.next_crawl_at > reopens
             ):

@@ -212,6 +212,11 @@ class PolitenessState(Generic[T]):
         """Earliest time the key's gap and pause allow its next start (caps aside)."""
         return self._startable_at(self._key(key))
 
+    def paused_until(self, key: str) -> float:
+        """When the key's pause (a Retry-After) ends; -inf when it has none. Unlike
+        :meth:`startable_at`, not its spacing (a Crawl-delay, a gap, AIMD's rate)."""
+        return self._key(key).paused_until
+
     def _cap(self, k: _Key) -> int:
         return k.cap
 

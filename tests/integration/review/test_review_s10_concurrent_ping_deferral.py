@@ -9,7 +9,8 @@ snapshot of the dict, and deletes (and defers) the jobs the first has not reache
 the first resumes, ``del self._waiting_asked[ref]`` on a job the second already took raises
 KeyError out of ``_finish``: the crawl pass (or the refresh, or the ping) fails with it. The
 poll path just below deletes every deferred job before its first await, so it has no such
-race. No request is made: the key is paused before anything starts.
+race. No request is made: the key is paused before anything starts. Fixed: the jobs to defer
+are taken out of the dict before the first await.
 """
 
 from __future__ import annotations
@@ -18,20 +19,11 @@ import asyncio
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
-
 from fairfetch.config import Settings
 from fairfetch.crawl import Crawler, utcnow
 from fairfetch.store import open_store
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=KeyError,
-    reason="crawl/loop.py _defer_paused_keys: `del self._waiting_asked[ref]` after an await; "
-    "two concurrent calls (two _finish loops) defer the same ping job and the second del "
-    "raises KeyError",
-)
 async def test_review_s10_two_finish_loops_deferring_pings_at_once_do_not_raise(
     tmp_path: Path,
 ) -> None:

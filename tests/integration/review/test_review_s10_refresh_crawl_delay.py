@@ -6,8 +6,8 @@ robots.txt ``Crawl-delay``, a ``key_overrides`` gap, AIMD). So ``feeds refresh A
 feeds of a site whose robots.txt says ``Crawl-delay: 15`` fetches A, then, a second later,
 gives B up as ``deferred (key paused)`` (CLI exit 1) although nothing paused the key: the
 publisher only asked for spacing. Before 54ed7a2 B was fetched after the 15 s the publisher
-asked for. The fix belongs in src (tell a pause from a gap, or let an explicit refresh wait
-out a gap), so this test is a strict xfail.
+asked for. Fixed: a refresh or ping queued on a key is deferred on the key's pause only
+(``PolitenessState.paused_until``), and waits out its spacing as before.
 """
 
 from __future__ import annotations
@@ -29,11 +29,6 @@ _FEED = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>
 
 
 @pytest.mark.slow  # once fixed, it waits out the 15 s Crawl-delay
-@pytest.mark.xfail(
-    strict=True,
-    reason="crawl/loop.py _defer_paused_keys defers a refresh on a key's Crawl-delay gap "
-    "(startable_at), not only on a pause: the second feed is never fetched",
-)
 async def test_review_s10_refresh_of_two_feeds_under_a_crawl_delay_fetches_both(
     tmp_path: Path,
 ) -> None:
