@@ -33,6 +33,7 @@ import zlib
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -612,7 +613,9 @@ class Fetcher:
 
         sized = {"body": body, "bytes_read": decoded, "wire_bytes": wire}
         if status == 429 or (status == 503 and "retry-after" in headers):
-            seconds = _retry_after(resp.headers.getall("Retry-After", []), datetime.now(UTC))
+            seconds = _retry_after(
+                resp.headers.getall("Retry-After", []), _server_now(headers.get("date"))
+            )
             return progress.result(retry_after=seconds, **sized)
         if 200 <= status < 300 or status == 304:
             return progress.result(**sized)
@@ -623,6 +626,23 @@ class Fetcher:
         if 300 <= status < 400 and not progress.hops and status in _REDIRECTS:
             return progress.result(**sized)  # follow_redirects=False: the caller reads Location
         return progress.fail("http", f"{status} {resp.reason or ''}".strip(), **sized)
+
+
+def _server_now(date: str | None) -> datetime:
+    """The moment a Retry-After HTTP-date counts from: the answer's own Date when it is one and
+    within a day of our clock (a server an hour ahead stamps both with its clock: "two minutes
+    after my now" read against ours was 62 minutes), else our clock."""
+    ours = datetime.now(UTC)
+    if date:
+        try:
+            theirs = parsedate_to_datetime(date)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return ours
+        if theirs.tzinfo is None:
+            theirs = theirs.replace(tzinfo=UTC)
+        if abs((theirs - ours).total_seconds()) <= 86_400:
+            return theirs
+    return ours
 
 
 def _retry_after(values: list[str], now: datetime) -> float:
