@@ -13,9 +13,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
 import multiprocessing
 import time
+from collections import Counter
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -78,6 +80,9 @@ class _Job:
     robots_absent: bool = False
     #: The politeness key it was queued on (a backend's, when grouped): the key that holds it.
     key: str = ""
+    #: How many results of its feed this process had decided when ``feed`` was read: another
+    #: decided since (a WebSub ping's re-fetch beside a pass) makes that row stale.
+    seen: int = 0
 
 
 #: Due feeds whose stored robots.txt copies are read in one query before they are submitted.
@@ -165,6 +170,17 @@ class Crawler:
         self._pauses_saved: dict[str, datetime] = {}
         #: The keys told to wait (by any process) when the running pass began.
         self._stored_pauses: dict[str, datetime] = {}
+        #: Per feed: results decided by this process, results queued and not yet written, and
+        #: a lock that makes its results decided one at a time (see _decide_on_fresh_row).
+        self._decided: Counter[int] = Counter()
+        self._unwritten: Counter[int] = Counter()
+        #: Per feed, its jobs not finished yet; and the claims reading rows again right now.
+        #: A feed with neither, and nothing unwritten, needs no count (kept small: the counts
+        #: are dropped then, not kept for every feed a long `run` ever crawled).
+        self._live: Counter[int] = Counter()
+        self._reading_claims = 0
+        self._deciding: dict[int, asyncio.Lock] = {}
+        self._written: asyncio.Condition | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -346,7 +362,12 @@ class Crawler:
             # not on their domain's.
             if feed.politeness_key.startswith("backend:"):
                 self._learn_platform(feed.url, feed.politeness_key)
-        claimed = await self._claim_page(page, now)
+        decided_before = self._decided.copy()  # before the claim reads the rows again
+        self._reading_claims += 1
+        try:
+            claimed = await self._claim_page(page, now)
+        finally:
+            self._reading_claims -= 1
         page.clear()
         loop = asyncio.get_running_loop()
         for feed, skip in claimed:
@@ -363,7 +384,9 @@ class Crawler:
             origins = {robots.origin(f.url) for f in page}
             await self.robots_backing.prefetch(o for o in origins if not robots.holds(o))
         for feed in page:
-            futures.append(await self._submit(feed, "poll", keep_ids=False))
+            futures.append(
+                await self._submit(feed, "poll", keep_ids=False, seen=decided_before[feed.id])
+            )
         page.clear()
 
     def _stream_due(self, now: datetime, limit: int) -> Iterable[FeedRecord]:
@@ -552,10 +575,13 @@ class Crawler:
         return await box
 
     async def _submit(
-        self, feed: FeedRecord, trigger: str, *, keep_ids: bool
+        self, feed: FeedRecord, trigger: str, *, keep_ids: bool, seen: int | None = None
     ) -> asyncio.Future[FeedResult]:
         dispatcher = self._ensure_started()
         job = _Job(feed, trigger, asyncio.get_running_loop().create_future(), keep_ids)
+        job.seen = self._decided[feed.id] if seen is None else seen
+        self._live[feed.id] += 1
+        job.future.add_done_callback(functools.partial(self._job_done, feed.id))
         job.key = self._key_for(feed)
         if trigger == "poll":
             self._waiting[feed.id] = job
@@ -812,16 +838,58 @@ class Crawler:
 
         ``in_slot``: called from the dispatcher's handler, which holds the feed's politeness
         slot until this returns."""
+        lock = self._deciding.setdefault(job.feed.id, asyncio.Lock())
+        try:
+            async with lock:
+                await self._complete_locked(job, result, in_slot=in_slot, parsed=parsed)
+        finally:
+            if not lock.locked() and self._deciding.get(job.feed.id) is lock:
+                del self._deciding[job.feed.id]
+
+    async def _decide_on_fresh_row(self, job: _Job) -> None:
+        """Read the feed again where its row may be stale, after this process's results for it
+        are written.
+
+        A refresh (`feeds refresh`, a WebSub ping) takes no key claim: a pass of another
+        process may have written this feed while the request was out. Decided on the row read
+        before it, a failure undid that pass's success (nine failures and a success, then this
+        one: dead). A pass's own feeds are claimed and read again instead, but a refresh in
+        this process (a ping's re-fetch beside the pass, under `run`) may decide a result for
+        the feed after that read. And a result of ours still in the writer's queue is not in
+        the row yet: two failures decided each on the row before the other's count, the feed
+        counted one (two error rows, error_count 1). So: wait for our queued results of the
+        feed, then read it."""
+        if job.trigger in ("poll", "add") and self._decided[job.feed.id] == job.seen:
+            return
+        if self._written is None:
+            self._written = asyncio.Condition()
+        async with self._written:
+            await self._written.wait_for(lambda: self._unwritten[job.feed.id] == 0)
+        fresh = await asyncio.to_thread(self.store.find_feed, job.feed.id)
+        if fresh is not None:
+            job.feed = fresh
+            job.seen = self._decided[job.feed.id]
+
+    async def _queue_write(
+        self, write: CrawlWrite, job: _Job | None, ids: frozenset[str]
+    ) -> None:
+        """Queue a result for the writer, counted as decided and unwritten for its feed."""
+        assert self._write_queue is not None
+        self._decided[write.feed_id] += 1
+        self._unwritten[write.feed_id] += 1
+        await self._write_queue.put((write, job, ids))
+
+    async def _complete_locked(
+        self,
+        job: _Job,
+        result: FetchResult,
+        *,
+        in_slot: bool,
+        parsed: Feed | None,
+    ) -> None:
         # What the request named as our copy (an add names none): the row as it was sent.
         conditional = bool(job.feed.etag or job.feed.last_modified) and job.trigger != "add"
-        if job.trigger not in ("poll", "add"):
-            # A refresh (`feeds refresh`, a WebSub ping) takes no key claim: a pass of another
-            # process may have written this feed while the request was out. Decided on the row
-            # read before it, a failure undid that pass's success (nine failures and a success,
-            # then this one: dead). A pass's own feeds are claimed and read again instead.
-            fresh = await asyncio.to_thread(self.store.find_feed, job.feed.id)
-            if fresh is not None:
-                job.feed = fresh
+        await self._decide_on_fresh_row(job)
         feed = job.feed
         now = self.clock()
         outcome: Outcome
@@ -976,8 +1044,7 @@ class Crawler:
             # Answers from several keys: the network works, so the held failures are the
             # feeds' own. (One answer is no such evidence: see crawl/outage.py.)
             await self._flush_held(as_outage=False)
-        assert self._write_queue is not None
-        await self._write_queue.put((write, job, entry_ids if job.keep_ids else frozenset()))
+        await self._queue_write(write, job, entry_ids if job.keep_ids else frozenset())
 
     async def _parse(self, result: FetchResult) -> Feed:
         """Parse in the worker processes when a large crawl started them, else here."""
@@ -1030,8 +1097,7 @@ class Crawler:
             error_detail=repr(exc)[:500],
             trigger=job.trigger,
         )
-        assert self._write_queue is not None
-        await self._write_queue.put((write, job, frozenset()))
+        await self._queue_write(write, job, frozenset())
 
     async def _confirm_new_feed_url(self, raw: str) -> str | None:
         """``itunes:new-feed-url`` moves the feed only once the new URL answers with a feed
@@ -1086,7 +1152,6 @@ class Crawler:
                 self.outages.distinct_keys(self._mono()),
                 f"{len(held)} network failures across unrelated keys; not counted against feeds",
             )
-        assert self._write_queue is not None
         for write, job in held:
             if as_outage:
                 # Nothing about the feed changes: it stays due and is retried after the pause.
@@ -1103,7 +1168,7 @@ class Crawler:
                     duration=write.duration,
                     trigger=write.trigger,
                 )
-            await self._write_queue.put((write, job, frozenset()))
+            await self._queue_write(write, job, frozenset())
 
     async def _writer(self) -> None:
         """The one writer: batches results into transactions, off the event loop."""
@@ -1139,6 +1204,7 @@ class Crawler:
                         # not once more per feed when the futures nobody awaited are collected.
                         job.future.exception()
                     queue.task_done()
+                await self._mark_written(writes)
                 continue
             if self.robots_backing.pending:
                 # Before task_done: aclose() cancels this task once the queue is joined.
@@ -1157,6 +1223,29 @@ class Crawler:
                         )
                     )
                 queue.task_done()
+            await self._mark_written(writes)
+
+    def _job_done(self, feed_id: int, _future: object) -> None:
+        self._live[feed_id] -= 1
+        if self._live[feed_id] <= 0:
+            del self._live[feed_id]
+            self._forget(feed_id)
+
+    def _forget(self, feed_id: int) -> None:
+        """Drop a feed's count of decided results once nothing could compare with it."""
+        if not (self._reading_claims or self._live[feed_id] or self._unwritten[feed_id]):
+            self._decided.pop(feed_id, None)
+
+    async def _mark_written(self, writes: Sequence[CrawlWrite]) -> None:
+        """These results are written (or refused): completions of their feeds may read them."""
+        for w in writes:
+            self._unwritten[w.feed_id] -= 1
+            if self._unwritten[w.feed_id] <= 0:
+                del self._unwritten[w.feed_id]
+                self._forget(w.feed_id)
+        if self._written is not None:
+            async with self._written:
+                self._written.notify_all()
 
 
 @dataclass
