@@ -36,6 +36,8 @@ def _other_value(name: str) -> tuple[Any, str, Any]:
         scheme = "smtp" if name == "smtp_url" else "https"
         value = f"{scheme}://x-" + name.replace("_", "-") + ".example.test"
         return f'"{value}"', value, value
+    if name == "mail_from":  # read as one address (checked when the settings are read)
+        return '"x-mail-from@example.test"', "x-mail-from@example.test", "x-mail-from@example.test"
     return '"x-' + name + '"', "x-" + name, "x-" + name
 
 
