@@ -81,6 +81,10 @@ class Settings:
     outage_keys: int = 20
     #: Entries written per transaction.
     batch_size: int = 200
+    #: Days the logs of attempts are kept (rows of ``crawls`` and ``websub_pings``); ``run``
+    #: deletes older ones once a day, ``fairfetch prune`` on demand. Empty: kept for ever.
+    #: /crawlstats reads the last day; a feed's story (``feeds show``) its recent crawls.
+    log_retention_days: float | None = 90.0
     #: Worker processes that parse feeds during large crawls, beside one that writes (0: parse
     #: and write in this process). Off by default: on two cores, 1,200 feeds, a pass in process
     #: took 0.55-0.65 of the time and CPU of one with workers (spawning, pickling every result
@@ -156,7 +160,7 @@ _AT_LEAST_ONE = (
 _POSITIVE = (
     "connect_timeout", "first_byte_timeout", "total_timeout", "min_interval", "max_interval",
     "default_interval", "dead_probe_interval", "notify_smtp_timeout", "notify_poll",
-    "notify_policy_give_up_days",
+    "notify_policy_give_up_days", "log_retention_days",
 )
 _NOT_NEGATIVE = (
     "per_key_gap", "parse_processes", "parse_pool_threshold", "max_redirects", "notify_rate",
@@ -176,7 +180,10 @@ _SECONDS = (
     "max_interval", "default_interval", "dead_probe_interval", "notify_smtp_timeout",
     "notify_poll", "websub_ignore_older_than", "websub_give_up_after",
 )
-_DAYS = ("notify_behind_newest_days", "notify_max_age_days", "notify_policy_give_up_days")
+_DAYS = (
+    "notify_behind_newest_days", "notify_max_age_days", "notify_policy_give_up_days",
+    "log_retention_days",
+)
 _CENTURY_DAYS = 36_525
 
 

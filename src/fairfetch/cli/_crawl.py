@@ -164,6 +164,44 @@ def stats(
     print_stats(data)
 
 
+@app.command("prune")
+def prune(
+    ctx: typer.Context,
+    days: Annotated[
+        float | None,
+        typer.Option(
+            "--days", min=0.001,
+            help="Keep this many days of logs (default: the log_retention_days setting, 90)",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output")] = False,
+) -> None:
+    """Delete crawl and WebSub ping logs older than the retention (run does it daily)."""
+    from datetime import timedelta
+
+    from fairfetch.store.retention import prune_logs
+
+    keep = days if days is not None else settings_of(ctx).log_retention_days
+    if not keep:
+        raise InputError(
+            "prune", "log_retention_days is empty (logs kept for ever): give --days N"
+        )
+    store = store_of(ctx)
+    try:
+        before = utcnow() - timedelta(days=keep)
+        gone = prune_logs(store, before)
+    finally:
+        store.close()
+    if as_json:
+        print_json({"older_than": before, "deleted": gone})
+        return
+    console.print(
+        f"deleted log rows older than {utc_text(before)}: "
+        + ", ".join(f"{n} from {table}" for table, n in gone.items()),
+        highlight=False,
+    )
+
+
 def print_stats(data: dict[str, Any]) -> None:
     t = Table(title="feeds", show_header=False)
     t.add_row("total", str(data["feeds"]["total"]))

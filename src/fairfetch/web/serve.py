@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 from collections.abc import Awaitable, Callable, Generator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import uvicorn
 
 from fairfetch.config import Settings
-from fairfetch.errors import ConfigError
+from fairfetch.errors import ConfigError, FairfetchError
 from fairfetch.stop_signals import install_stop_signals
 from fairfetch.store.sql import SqlStore
 from fairfetch.web.app import create_app
@@ -122,6 +124,44 @@ def _notifier() -> Callable[[SqlStore, Settings, asyncio.Event], Awaitable[None]
     return run_forever
 
 
+log = logging.getLogger(__name__)
+
+#: Seconds between two prunings of the logs by ``run`` (the first comes at start).
+PRUNE_EVERY = 24 * 3600.0
+
+
+async def prune_forever(
+    store: SqlStore,
+    settings: Settings,
+    stop: asyncio.Event,
+    *,
+    every: float = PRUNE_EVERY,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> None:
+    """Delete log rows older than ``log_retention_days`` at start, then once a ``every``.
+
+    A pruning the database refuses (SQLite kept busy past its timeout) is logged and tried
+    again next time: it must not stop the crawler and the web with it."""
+    from fairfetch.store.retention import prune_logs
+
+    while True:
+        days = settings.log_retention_days
+        if days:
+            try:
+                gone = await asyncio.to_thread(
+                    prune_logs, store, clock() - timedelta(days=days)
+                )
+            except FairfetchError as exc:
+                log.warning("pruning old logs failed (next try in %.0f s): %s", every, exc)
+            else:
+                if any(gone.values()):
+                    log.info("pruned logs older than %g days: %s", days, gone)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), timeout=every)
+        if stop.is_set():
+            return
+
+
 async def run_all(
     settings: Settings,
     store: SqlStore,
@@ -154,6 +194,7 @@ async def run_all(
     if notify is not None:
         parts.append(notify(store, settings, stop))
     parts.append(websub_forever(store, settings, stop, service=websub))
+    parts.append(prune_forever(store, settings, stop))
     tasks = [asyncio.ensure_future(p) for p in parts]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
