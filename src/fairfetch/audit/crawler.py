@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import zlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -29,7 +28,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
-from lxml import etree
 from protego import Protego
 
 from fairfetch.audit.crawlfile import CrawlFile
@@ -37,6 +35,8 @@ from fairfetch.audit.pacing import Pacer, throttle_wait
 from fairfetch.audit.pagerows import Built, Fetched
 from fairfetch.audit.probe import ProbeQueue
 from fairfetch.audit.sink import InProcessSink, ProcessSink, Sink
+from fairfetch.audit.sitemapxml import SITEMAP_MAX_BYTES
+from fairfetch.audit.sitemapxml import parse_sitemap as _parse_sitemap
 from fairfetch.audit.sketch import SKETCH_VERSION
 from fairfetch.audit.urls import Scope, normalize
 from fairfetch.config import Settings
@@ -51,8 +51,6 @@ _MAX_SITEMAP_FILES = 50
 #: redirect destination first (its row carries the redirect's far end), then what the older
 #: alphabetical choice gave; a foreign canonical or alternate only when no page links to it.
 _VIA_ORDER = ("redirect", "refresh", "image", "link", "resource", "canonical", "hreflang")
-#: sitemaps.org's limit for one sitemap, uncompressed: a .xml.gz is never inflated past it.
-SITEMAP_MAX_BYTES = 50 * 1024 * 1024
 
 
 class _Level(NamedTuple):
@@ -793,43 +791,6 @@ def _use_parse_process(asked: bool | None) -> bool:
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
     return cores >= 2
-
-
-def _parse_sitemap(data: bytes) -> tuple[str | None, list[str]]:
-    """(urlset | sitemapindex | None, locs) — entities and network off, recover mode.
-
-    A sitemap.xml.gz comes as gzip bytes without Content-Encoding (the fetch engine inflates
-    only what the server says it encoded): inflated here, up to SITEMAP_MAX_BYTES.
-    """
-    if data[:2] == b"\x1f\x8b":
-        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        try:
-            data = inflater.decompress(data, SITEMAP_MAX_BYTES + 1)
-        except zlib.error:
-            return None, []
-        if len(data) > SITEMAP_MAX_BYTES:
-            return None, []
-    parser = etree.XMLParser(
-        resolve_entities=False, no_network=True, recover=True, huge_tree=False
-    )
-    try:
-        root = etree.fromstring(data, parser)
-    except etree.XMLSyntaxError:
-        return None, []
-    if root is None:
-        return None, []
-    tag = etree.QName(root).localname
-    if tag not in ("urlset", "sitemapindex"):
-        return None, []
-    # An entry's own <loc> only: the image and video extensions (Yoast lists each page's
-    # images as <image:image><image:loc>) name a page's files, not pages of the site.
-    entry = "url" if tag == "urlset" else "sitemap"
-    locs = [
-        (el.text or "").strip()
-        for el in root.iterfind(f"{{*}}{entry}/{{*}}loc")
-        if (el.text or "").strip()
-    ]
-    return tag, locs
 
 
 async def crawl_site(
