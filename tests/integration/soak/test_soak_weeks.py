@@ -14,6 +14,7 @@ what the SMTP server accepted)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
@@ -21,7 +22,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import sqlalchemy as sa
+from typer.testing import CliRunner
 
+from fairfetch.cli import app
 from fairfetch.config import Settings
 from fairfetch.crawl import Crawler
 from fairfetch.notify.options import NotifyOptions
@@ -634,6 +637,27 @@ def _check_story(soak: Soak, store: SqlStore, day: int, h: int) -> None:
         assert len(conn.execute(sa.select(T.feeds.c.id)).all()) == len(w.feeds)
     if day >= DAYS:
         _check_credits(soak, store)
+    if day == LAST:
+        _check_stats_command(soak, store)
+
+
+def _check_stats_command(soak: Soak, store: SqlStore) -> None:
+    """`fairfetch stats --json` itself (it reads the wall clock, weeks after the simulated
+    ones: its windows are empty and every feed is due): its figures equal the rows."""
+    result = CliRunner().invoke(app, ["--db", soak.db, "stats", "--json"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    with store.engine.connect() as conn:
+        rows = conn.execute(sa.select(T.feeds.c.status, T.feeds.c.kind)).all()
+        n_entries = len(conn.execute(sa.select(T.entries.c.id)).all())
+    assert got["feeds"]["total"] == len(rows)
+    assert got["feeds"]["by_status"] == dict(Counter(r.status for r in rows))
+    assert got["feeds"]["by_kind"] == dict(Counter(r.kind or "unknown" for r in rows))
+    assert got["entries"] == n_entries
+    assert got["crawls"] == {"last_hour": {}, "last_day": {}}
+    # months after the last simulated fetch: every feed is due, a dead one for its probe
+    assert got["queue"]["due"] == len(rows)
 
 
 def _check_credits(soak: Soak, store: SqlStore) -> None:
