@@ -59,6 +59,9 @@ async def _capped_body(request: Request, limit: int) -> bytes | None:
 @router.post("/websub/callback/{token}")
 async def deliver(token: str, request: Request, background: BackgroundTasks) -> Response:
     svc = service_of(request)
+    unknown = await svc.refuse_unknown(token)
+    if unknown is not None:  # not a byte of a stranger's body read
+        return Response(status_code=unknown.status)
     limit = svc.settings.max_body_bytes
     body = await _capped_body(request, limit)
     if body is None:

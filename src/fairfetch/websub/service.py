@@ -473,6 +473,16 @@ class WebSubService:
         self._wake.set()
         return Answer(202, outcome="accepted", delivery_id=did)
 
+    async def refuse_unknown(self, token: str) -> Answer | None:
+        """404 for a delivery to a callback token we never issued, before its body is read
+        (None for a token of ours). Anyone may post one: the callback is exempt from the web's
+        small body cap for hubs' fat pings, and a stranger's 10 MB was read whole to be told
+        the token is unknown."""
+        if await self._by_token(token) is not None:
+            return None
+        await self._ping(None, None, "unknown", 404, self.clock())
+        return Answer(404, outcome="unknown")
+
     async def refuse_too_large(self, token: str, limit: int) -> Answer:
         """A delivery whose body is over ``limit`` bytes: not read, not processed, counted.
 

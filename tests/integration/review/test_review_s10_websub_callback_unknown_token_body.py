@@ -6,9 +6,10 @@ and websub/routes.py ``deliver`` caps it itself, but it reads the body (``_cappe
 ``WebSubService.receive`` looks the token up: a POST to a callback token we never issued
 (anyone may send one: see 18668de) is read up to 10 MB, then answered 404. The body-cap test
 ``test_web_websub_callback_keeps_its_own_larger_cap`` even asserts that read, for the token
-'no-such-token'. Looking the token up first (an unknown one needs no body) would close it; the
-fix is in src, so this is a strict xfail. Driven through the app's ASGI interface with a body
-source that counts what was pulled from it, as in test_web_request_body_cap.py.
+'no-such-token'. Looking the token up first (an unknown one needs no body) closes it: fixed,
+WebSubService.refuse_unknown answers 404 before the body is read. Driven through the app's ASGI
+interface with a body source that counts what was pulled from it, as in
+test_web_request_body_cap.py.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ import asyncio
 from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from fairfetch.config import Settings
 from fairfetch.store import open_store
@@ -42,11 +41,6 @@ class Body:
         return {"type": "http.request", "body": piece, "more_body": self.pulled < TOTAL}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="websub/routes.py deliver reads the body (up to max_body_bytes) before "
-    "WebSubService.receive looks the callback token up: an unknown token's body is read whole",
-)
 async def test_review_s10_a_post_to_an_unknown_callback_token_is_not_read_whole(
     tmp_path: Path,
 ) -> None:

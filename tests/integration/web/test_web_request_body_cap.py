@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fairfetch.config import Settings
-from fairfetch.store import SqlStore, open_store
+from fairfetch.store import SqlStore, open_store, websub_repo
 from fairfetch.web.app import create_app
 from fairfetch.web.body_cap import MAX_REQUEST_BODY
 
@@ -150,10 +151,19 @@ async def test_web_a_body_within_the_cap_still_reaches_the_route(store: SqlStore
 
 
 async def test_web_websub_callback_keeps_its_own_larger_cap(store: SqlStore) -> None:
-    """A hub's fat ping may run to max_body_bytes; the small cap is not for the callback."""
+    """A hub's fat ping may run to max_body_bytes; the small cap is not for the callback.
+    (On a token of ours: one we never issued is answered 404 before its body is read.)"""
+    now = datetime.now(UTC)
+    feed, _ = store.add_feed("http://pub.test/f", now=now, politeness_key="pub.test")
+    sub = websub_repo.create_subscription(
+        store, feed_id=feed.id, hub_url="http://hub.test/", topic_url="http://pub.test/f",
+        secret="k" * 40, requested_lease=86400, now=now,
+    )  # fmt: skip
     body = Body(b"<feed>", 4 * MAX_REQUEST_BODY)
     status, _, _ = await call(
-        store, "POST", "/websub/callback/no-such-token", body, content_type="application/atom+xml"
-    )
-    assert status == 404  # read to the end and routed by its token, not refused by size
+        store, "POST", f"/websub/callback/{sub.callback_token}", body,
+        content_type="application/atom+xml",
+    )  # fmt: skip
+    # read to the end and judged by its signature (none: refused), not refused by size
+    assert status == 403
     assert body.pulled == 4 * MAX_REQUEST_BODY
