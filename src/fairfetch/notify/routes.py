@@ -110,11 +110,12 @@ def subscribe_post(
     except InputError as exc:
         return _page("subscribe.html", 422, feed=record, error=str(exc), values=values)
     # the public form never changes an active subscription (that needs the manage link)
-    result = request_subscription(store, req, record.id, update_active=False)
+    result = request_subscription(store, req, record.id, update_active=False,
+                                  confirms_per_day=repo.CONFIRMS_PER_ADDRESS_PER_DAY)
     if result.confirm_outbox_id is not None:
         background.add_task(_send_confirmation, store, settings, result.confirm_outbox_id)
     state = "sent" if result.confirm_outbox_id is not None else (
-        "recent" if result.throttled else "active")
+        "recent" if result.throttled else "daily" if result.address_throttled else "active")
     return _page("subscribed.html", feed=record, email=req.email, state=state)
 
 

@@ -142,6 +142,7 @@ def request_subscription(
     *,
     now: datetime | None = None,
     update_active: bool = True,
+    confirms_per_day: int | None = None,
 ) -> repo.Subscribed:
     at = now or datetime.now(UTC)
     feed = find_or_add_feed(store, feed_key, at)
@@ -157,6 +158,7 @@ def request_subscription(
         exclude=req.exclude,
         now=at,
         update_active=update_active,
+        confirms_per_day=confirms_per_day,
     )
 
 

@@ -40,6 +40,7 @@ from fairfetch.store.notify_outbox import (
 )
 from fairfetch.store.notify_subscriptions import (
     CONFIRM_RESEND_AFTER,
+    CONFIRMS_PER_ADDRESS_PER_DAY,
     Subscribed,
     confirm,
     confirmation_status,
@@ -53,6 +54,7 @@ from fairfetch.store.notify_subscriptions import (
 )
 
 __all__ = [
+    "CONFIRMS_PER_ADDRESS_PER_DAY",
     "CONFIRM_RESEND_AFTER",
     "OutboxClaims",
     "Subscribed",

@@ -49,6 +49,9 @@ class Subscribed:
     confirm_outbox_id: int | None
     #: a confirmation mail went out recently, so none was queued (no mail-bombing via the form)
     throttled: bool = False
+    #: this address was sent CONFIRMS_PER_ADDRESS_PER_DAY confirmation mails (for any feeds)
+    #: in the last day, so none was queued for this one: it stays pending, unmailed
+    address_throttled: bool = False
 
 
 #: What an old confirmation link of an ended subscription answers.
@@ -59,6 +62,12 @@ SPENT_CONFIRMATION = (
 #: A pending subscription gets at most one confirmation mail per this interval, however often
 #: the public form is posted for that address.
 CONFIRM_RESEND_AFTER = timedelta(hours=1)
+
+#: Confirmation mails one address may be sent in a day, whatever the feeds. The hourly limit
+#: above is per subscription: a stranger posting the public form once per feed of a large
+#: directory had every feed's confirmation mailed to a victim's address (our server sending
+#: the spam, and our mail reputation paying for it).
+CONFIRMS_PER_ADDRESS_PER_DAY = 10
 
 
 def _unsubscribing(call: Mapping[str, Any]) -> str:
@@ -132,8 +141,13 @@ def subscribe(
     exclude: Sequence[str],
     now: datetime,
     update_active: bool = True,
+    confirms_per_day: int | None = None,
 ) -> Subscribed:
     """Create (or renew) a pending subscription and queue its confirmation mail.
+
+    ``confirms_per_day``: queue none when the address was sent that many confirmation mails
+    in the last day, for any feeds (the public form's cap, CONFIRMS_PER_ADDRESS_PER_DAY; the
+    operator's CLI has none); the subscription is kept pending, unmailed.
 
     An active subscription keeps working and gets the new settings when ``update_active`` (the
     CLI; the public web form passes False: a stranger must not change someone's subscription);
@@ -212,7 +226,17 @@ def subscribe(
         )
         assert sub is not None
         outbox_id = None
-        if sub["status"] == "pending" and not throttled:
+        address_throttled = False
+        if sub["status"] == "pending" and not throttled and confirms_per_day is not None:
+            sent_today = conn.execute(
+                sa.select(sa.func.count()).select_from(notify_outbox).where(
+                    notify_outbox.c.kind == "confirm",
+                    notify_outbox.c.reader_id == reader["id"],
+                    notify_outbox.c.created_at > now - timedelta(days=1),
+                )
+            ).scalar_one()
+            address_throttled = sent_today >= confirms_per_day
+        if sub["status"] == "pending" and not throttled and not address_throttled:
             outbox_id = insert_outbox(
                 conn,
                 dedupe_key=f"confirm:{sub['id']}:{sub['confirm_token']}",
@@ -222,7 +246,7 @@ def subscribe(
                 now=now,
                 due_at=now,
             )
-    return Subscribed(sub, created, outbox_id, throttled)
+    return Subscribed(sub, created, outbox_id, throttled, address_throttled)
 
 
 @refused("confirming a subscription")

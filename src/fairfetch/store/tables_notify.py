@@ -92,6 +92,8 @@ notify_outbox = sa.Table(
     #: a digest issue stops taking items when it first goes on the wire (see issue_is_open)
     sa.Column("closed_at", UTCDateTime),
     sa.Index("ix_notify_outbox_status_due_at", "status", "due_at"),
+    #: Confirmation mails sent to a reader lately (a cap per address a day): 0015.
+    sa.Index("ix_notify_outbox_reader_kind_created", "reader_id", "kind", "created_at"),
 )
 
 notify_digest_items = sa.Table(
