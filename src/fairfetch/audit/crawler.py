@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -336,24 +336,38 @@ class _Crawl:
         sitemap_files = self._apply_robots(body) if body else []
         return sitemap_files or [base + "/sitemap.xml"]
 
-    async def _sitemaps(self, sitemap_files: list[str] | None) -> list[str]:
-        """The site's URLs its sitemaps list, read while the pages are crawled: they are needed
-        only when the links run out (the URLs no link reached are the last level) and at the
-        end (``in_sitemap``). ~0.1 s of fetching and parsing at 10,000 URLs no longer holds
-        the first page back."""
+    async def _sitemaps(self, sitemap_files: list[str] | None) -> bool:
+        """Read and record the site's sitemaps while the pages are crawled: their URLs are
+        needed only when the links run out (the URLs no link reached are the last level) and
+        at the end (``in_sitemap``). ~0.1 s of fetching and parsing at 10,000 URLs no longer
+        holds the first page back. Whether the crawl file holds a list to take leftovers from
+        (the sitemaps were read, by this run or the one resumed).
+
+        The URLs are not kept here: the crawl file has them, and the few no link reached are
+        read back when they are needed (_sitemap_leftovers). Kept, they were ~1 MiB of this
+        process's peak for the whole crawl at 10,000 URLs, and their transient more."""
         if sitemap_files is None:
-            return [u for u in self.cf.sitemap_url_list() if self.scope.contains(u)]
-        urls = await self._read_sitemaps(sitemap_files) if self.options.use_sitemaps else []
+            return True
+        if self.options.use_sitemaps:
+            await self._read_sitemaps(sitemap_files)
         # Whether the sitemaps were read: "none found" and "not looked for" read differently.
         read = "read" if self.options.use_sitemaps else "skipped"
         await self.sink.put("meta", ("sitemaps", read))
         # Last, after every sitemap row: a crawl file that holds its robots.txt holds its
         # sitemaps too (writes are applied in order), which is what a resumed crawl reads.
         await self.sink.put("robots", self.robots_row)
-        return urls
+        return self.options.use_sitemaps
 
-    async def _read_sitemaps(self, sitemap_files: list[str]) -> list[str]:
-        urls: list[str] = []
+    async def _sitemap_leftovers(self, sitemaps: asyncio.Task[bool]) -> Iterator[str]:
+        """The sitemaps' URLs of the site that no page row holds, in the order they were
+        found (read from the crawl file as they are used)."""
+        if not await sitemaps:
+            return iter(())
+        await self.sink.flush()  # the sitemap rows and every queued page are in the file
+        contains = self.scope.contains
+        return (u for u in self.cf.sitemap_urls_not_queued() if contains(u))
+
+    async def _read_sitemaps(self, sitemap_files: list[str]) -> None:
         seen_urls: set[str] = set()
         seen_files: set[str] = set()
         todo = list(sitemap_files)
@@ -388,12 +402,9 @@ class _Crawl:
                 if u and u not in seen_urls:
                     seen_urls.add(u)
                     found.append((u, sm))
-                    if self.scope.contains(u):
-                        urls.append(u)
             err = None if kind else "not a sitemap"
             await self.sink.put("sitemap", (sm, res.status, kind, len(locs), err))
             await self.sink.put("sitemap_urls_many", found)
-        return urls
 
     # --- pages -------------------------------------------------------------------------------
     async def _fetch_page(self, page_id: int, url: str) -> None:
@@ -662,7 +673,7 @@ class _Crawl:
             # in _crawl_levels; one after the crawl failed would be logged as never retrieved).
             await asyncio.gather(sitemaps, return_exceptions=True)
 
-    async def _crawl_levels(self, sitemaps: asyncio.Task[list[str]]) -> None:
+    async def _crawl_levels(self, sitemaps: asyncio.Task[bool]) -> None:
         sitemap_level_done = False
         if self.options.resume and self._load_state():
             level = max(lvl for _, _, lvl, _, _ in self.cf.pages_index())
@@ -688,7 +699,7 @@ class _Crawl:
                 if (
                     left
                     or next_urls
-                    or any(u not in self.page_ids for u in await sitemaps)
+                    or next(await self._sitemap_leftovers(sitemaps), None) is not None
                 ):
                     self.stats.cut_short = "max_pages"
                 return
@@ -706,13 +717,13 @@ class _Crawl:
                 next_urls = []
             if not next_urls and not sitemap_level_done:
                 sitemap_level_done = True
-                listed = await sitemaps  # read (and recorded) whether or not crawled
+                await sitemaps  # read (and recorded) whether or not crawled
                 # Sitemap pages no link reached: orphans when the links ran out on their own;
                 # with the crawl cut at the depth they may only lie deeper, so they wait.
                 leftovers = (
                     []
                     if self.stats.cut_short == "max_depth"
-                    else [u for u in listed if u not in self.page_ids]
+                    else list(await self._sitemap_leftovers(sitemaps))
                 )
                 if leftovers:
                     level += 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -383,8 +383,16 @@ class CrawlFile:
             return rows[0][0], rows[0][1], rows[0][2]
         return None
 
-    def sitemap_url_list(self) -> list[str]:
-        return [r[0] for r in self.conn.execute("SELECT url FROM sitemap_urls ORDER BY rowid")]
+    def sitemap_urls_not_queued(self) -> Iterator[str]:
+        """Sitemap URLs that no page row holds, in the order they were found: a cursor, so
+        only these come into memory, as they are read."""
+        return (
+            r[0]
+            for r in self.conn.execute(
+                "SELECT s.url FROM sitemap_urls s WHERE NOT EXISTS "
+                "(SELECT 1 FROM pages p WHERE p.url = s.url) ORDER BY s.rowid"
+            )
+        )
 
     # --- finishing ---------------------------------------------------------------------------
     def finalize(self) -> None:
