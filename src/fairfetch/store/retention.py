@@ -7,7 +7,8 @@ feed's recent crawls (``feeds show``), or at its last good read (the notifier's 
 guard, which the default of 90 days leaves far behind its own 14-day horizon).
 
 Rows go in chunks, each its own transaction: one DELETE of millions of rows would hold
-SQLite's one write lock (and the crawler's writes behind it) for as long as it runs.
+SQLite's one write lock (and the crawler's writes behind it) for as long as it runs. A
+feed's last good read is never pruned (see :func:`prune_logs`).
 """
 
 from __future__ import annotations
@@ -35,23 +36,46 @@ _CHUNK = 10_000
 
 @refused("pruning old crawl and ping logs")
 def prune_logs(store: SqlStore, older_than: datetime, *, chunk: int = _CHUNK) -> dict[str, int]:
-    """Delete log rows dated before ``older_than``; rows deleted, per table."""
+    """Delete log rows dated before ``older_than``; rows deleted, per table.
+
+    Each feed's last good read (its newest ``ok`` or ``not_modified`` crawl row) is kept
+    however old: the notifier counts the age of items published while we could not read the
+    feed from it (an outage of ours is not the items' fault), and after a season without a
+    read the prune would have made them "old" and dropped them unmailed."""
     deleted: dict[str, int] = {}
     for table, at in LOG_TABLES:
         pk = table.c.id
+        keep: set[int] = set()
+        if table is crawls:
+            with store.engine.connect() as conn:
+                keep = {
+                    int(r[0])
+                    for r in conn.execute(
+                        sa.select(sa.func.max(crawls.c.id))
+                        .where(crawls.c.outcome.in_(("ok", "not_modified")))
+                        .group_by(crawls.c.feed_id)
+                    )
+                }
         total = 0
+        after = 0
         while True:
             with store.engine.begin() as conn:
                 ids = [
-                    r[0]
+                    int(r[0])
                     for r in conn.execute(
-                        sa.select(pk).where(at < older_than).order_by(pk).limit(chunk)
+                        sa.select(pk)
+                        .where(at < older_than, pk > after)
+                        .order_by(pk)
+                        .limit(chunk)
                     )
                 ]
                 if not ids:
                     break
-                conn.execute(table.delete().where(pk.in_(ids)))
-            total += len(ids)
+                after = ids[-1]
+                doomed = [i for i in ids if i not in keep]
+                if doomed:
+                    conn.execute(table.delete().where(pk.in_(doomed)))
+            total += len(doomed)
             if len(ids) < chunk:
                 break
         deleted[table.name] = total

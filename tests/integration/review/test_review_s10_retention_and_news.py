@@ -10,14 +10,12 @@ first act is the prune), that row is gone, ``last_read`` is None, the age limit 
 counts from now, and every item published during the outage but the last fortnight's is
 silently not mailed. With the rows kept (no prune) the same read mails them all. The
 retention of a log thereby decides what readers get; ``feeds.last_success_at`` (the row as it
-was before this read) would not be pruned. The fix is in src: a strict xfail.
+was before this read) would not be pruned. Fixed: the prune keeps each feed's last good read.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-
-import pytest
 
 from fairfetch.config import Settings
 from fairfetch.feeds.model import Entry
@@ -42,12 +40,6 @@ def _entry(n: int, published: datetime) -> Entry:
                  published=published)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="store/notify_outbox.py _news_entries reads the previous good read from crawls, "
-    "which store/retention.py prune_logs deletes after 90 days: items of a longer outage of "
-    "ours are dropped as old",
-)
 def test_review_s10_items_of_a_long_outage_are_news_after_the_prune(db_url: str) -> None:
     store = open_store(db_url)
     try:

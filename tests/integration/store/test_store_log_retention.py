@@ -113,3 +113,24 @@ async def test_store_run_prunes_at_start(db_url: str) -> None:
         assert _count(store, websub_pings) == 1
     finally:
         store.close()
+
+
+def test_store_prune_keeps_each_feeds_last_good_read(db_url: str) -> None:
+    """A feed unread for a season keeps its newest ok row, however old (the notifier dates an
+    outage's items from it); its older rows and its failures go."""
+    store = open_store(db_url)
+    try:
+        feed, _ = store.add_feed("http://b.test/feed", now=NOW - timedelta(days=400),
+                                 politeness_key="b.test")
+        for days, outcome in ((300, "ok"), (200, "ok"), (150, "error")):
+            at = NOW - timedelta(days=days)
+            store.write([CrawlWrite(
+                feed_id=feed.id, url=feed.url, at=at, outcome=outcome, politeness_key="b.test",
+                feed_changes={},
+            )])  # fmt: skip
+        assert prune_logs(store, NOW - timedelta(days=90), chunk=1)["crawls"] == 2
+        with store.engine.connect() as conn:
+            left = conn.execute(sa.select(crawls.c.at, crawls.c.outcome)).all()
+        assert [(o, (NOW - a).days) for a, o in left] == [("ok", 200)]
+    finally:
+        store.close()
