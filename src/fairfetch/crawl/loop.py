@@ -233,6 +233,9 @@ class Crawler:
                 self._writer_task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await self._writer_task
+            # Every queued result was written (joined above): none is left to wait for if
+            # this crawler is started again.
+            self._unwritten.clear()
             self._dispatcher = None
         await self.robots_backing.flush()
         if self._own_fetcher and self._fetcher is not None:
@@ -1197,6 +1200,8 @@ class Crawler:
                     log.debug("the refused write", exc_info=exc)
                 else:  # a bug of ours: loud, with its traceback
                     log.exception("writing %d crawl results failed", len(batch))
+                # Before task_done: aclose() cancels this task once the queue is joined.
+                await self._mark_written(writes)
                 for _w, job, _ids in batch:
                     if job is not None and not job.future.done():
                         job.future.set_exception(exc)
@@ -1204,11 +1209,11 @@ class Crawler:
                         # not once more per feed when the futures nobody awaited are collected.
                         job.future.exception()
                     queue.task_done()
-                await self._mark_written(writes)
                 continue
             if self.robots_backing.pending:
                 # Before task_done: aclose() cancels this task once the queue is joined.
                 await self.robots_backing.flush()
+            await self._mark_written(writes)  # before task_done, for the same reason
             for (w, job, ids), res in zip(batch, written, strict=True):
                 if job is not None and not job.future.done():
                     job.future.set_result(
@@ -1223,7 +1228,6 @@ class Crawler:
                         )
                     )
                 queue.task_done()
-            await self._mark_written(writes)
 
     def _job_done(self, feed_id: int, _future: object) -> None:
         self._live[feed_id] -= 1
