@@ -1039,6 +1039,11 @@ class Crawler:
         )
         if decision.outcome == "error" and outcome.error_kind in NETWORK_ERROR_KINDS:
             in_outage = self.outages.observe_network_failure(feed.politeness_key, self._mono())
+            # Decided, and unwritten until flushed: another result of this feed (a ping's
+            # re-fetch) read before the flush would not count this failure (two connect error
+            # rows, error_count 1).
+            self._decided[write.feed_id] += 1
+            self._unwritten[write.feed_id] += 1
             self._held.append((write, job))
             if in_outage:
                 await self._flush_held(as_outage=True)
@@ -1171,7 +1176,9 @@ class Crawler:
                     duration=write.duration,
                     trigger=write.trigger,
                 )
-            await self._queue_write(write, job, frozenset())
+            # Counted as decided and unwritten when it was held.
+            assert self._write_queue is not None
+            await self._write_queue.put((write, job, frozenset()))
 
     async def _writer(self) -> None:
         """The one writer: batches results into transactions, off the event loop."""

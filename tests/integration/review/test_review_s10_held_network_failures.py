@@ -11,7 +11,8 @@ for the failures of a host that is down, which are the ones a ping meets most).
 The order is made certain: a second feed of the pass, on another host, is answered only once
 the ping's refresh has returned, so the pass cannot flush its failure before the ping decides.
 No outage: one key fails, the threshold is 20. Loopback only: the refused port is one of
-127.0.0.1's, closed.
+127.0.0.1's, closed. Fixed: a held failure counts as decided and unwritten from the moment it
+is held.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import socket
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import pytest
 import sqlalchemy as sa
 from aiohttp import web
 
@@ -53,12 +53,6 @@ class _Held(list[Any]):
             await self.changed.wait()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="crawl/loop.py _decide_on_fresh_row waits for _unwritten, which does not count a "
-    "network failure held in Crawler._held: a ping decided beside a held failure of the same "
-    "feed counts one of the two",
-)
 async def test_review_s10_a_ping_beside_a_held_connect_failure_counts_both(db_url: str) -> None:
     with socket.socket() as probe:  # a loopback port nobody listens on: connect refused
         probe.bind(("127.0.0.1", 0))
