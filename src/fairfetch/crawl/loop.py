@@ -365,7 +365,11 @@ class Crawler:
             # not on their domain's.
             if feed.politeness_key.startswith("backend:"):
                 self._learn_platform(feed.url, feed.politeness_key)
-        decided_before = self._decided.copy()  # before the claim reads the rows again
+        # Before the claim reads the rows again; a result decided but not written yet (queued,
+        # or a network failure held for the outage verdict) is not in the rows it reads, so it
+        # does not count as seen: the poll then waits for it and reads the row afresh.
+        decided_before = self._decided.copy()
+        decided_before.subtract(self._unwritten)
         self._reading_claims += 1
         try:
             claimed = await self._claim_page(page, now)
