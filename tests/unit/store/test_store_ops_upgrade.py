@@ -232,9 +232,12 @@ def test_store_ops_database_of_a_newer_fairfetch_is_refused_naming_it_and_the_re
     _fill(db_url)
     engine = create_engine(db_url)
     try:
-        with engine.begin() as conn:  # a later fairfetch added a migration after 0006
-            conn.execute(sa.text("UPDATE alembic_version SET version_num = '0099_future' "
-                                 "WHERE version_num = '0006_digest_closed'"))
+        with engine.begin() as conn:  # a later fairfetch added a migration after one head
+            # (the latest-numbered head: naming one, 0006, broke when 0015 followed it)
+            conn.execute(sa.text(
+                "UPDATE alembic_version SET version_num = '0099_future' "
+                "WHERE version_num = (SELECT max(version_num) FROM alembic_version)"
+            ))
     finally:
         engine.dispose()
     before = _snapshot(db_url)
