@@ -303,8 +303,9 @@ def main() -> None:
         print(f"{name:<14}{em:>14.1f}{ep:>12.1f}{fm:>14.1f}{fp:>12.1f}{ff:>12.1f}")
     print(
         f"(median and p99 of {args.requests} requests per page after 3 warm-up requests; "
-        "'full first': the first request after start, not in the p99; client and server share "
-        "one event loop, so the client's own time is in every figure)"
+        "'full first': each page's first request (for the first page, the first after "
+        "start), not in the p99; client and server share one event loop, so the client's own "
+        "time is in every figure)"
     )
     print(
         f"\nworst p99 on the full database: {worst:.1f} ms (goal <= 100 ms): "

@@ -250,8 +250,8 @@ def feeds_refresh(
     """Crawl these feeds now, whatever their schedule (revives dead feeds that answer).
 
     Unknown feeds are named on stderr and the exit status is 2; the known ones are still
-    crawled. Exit status 1: some feeds were not crawled (their key paused by a Retry-After, or
-    held by another crawler), as the summary's skipped reasons say."""
+    crawled. Exit status 1: some feeds were not crawled (deferred: their key paused by a
+    Retry-After, or not to start for 10 s or more), as the summary's skipped reasons say."""
     _check_kind(kind)
     if all_feeds and urls:
         raise InputError("feeds refresh", "give feed URLs or --all, not both")

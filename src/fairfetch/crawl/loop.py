@@ -670,9 +670,10 @@ class Crawler:
         # Retry-After would hold the web request, or every ping queued behind it. It ends now
         # as deferred, as one asked for on a key already paused does; its schedule stays,
         # except that a ping's feed is due when the key reopens (never later than it was), as
-        # the WebSub service makes it for a ping that comes while the key is paused. Only a
-        # pause counts here, not the key's spacing (a Crawl-delay of 15 s, AIMD's rate): an
-        # explicit request waits that out, as it always did.
+        # the WebSub service makes it for a ping that comes while the key is paused. Once
+        # queued, only a pause counts, not the key's spacing (a Crawl-delay of 15 s, AIMD's
+        # rate): an explicit request waits that out, as it always did. (At submission,
+        # refresh() defers on either when it is 10 s or more away: _paused_for.)
         # Taken out of the dict before the first await: two _finish loops (a pass and a ping,
         # in `run`) may run this at once, and each must defer a job once.
         asked: list[tuple[_Job, float]] = []

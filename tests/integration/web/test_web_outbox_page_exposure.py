@@ -39,6 +39,7 @@ def test_web_outbox_is_no_public_list_of_readers_on_a_server_relaying_to_a_local
     with TestClient(create_app(settings, store)) as stranger:
         page = stranger.get("/outbox")
     store.close()
+    assert page.status_code == 404
     assert READER not in page.text
 
 
