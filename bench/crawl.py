@@ -42,7 +42,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from _loopback import patch_resolver  # bench/ is on sys.path: these run as scripts
+from _loopback import patch_resolver, warm  # bench/ is on sys.path: these run as scripts
 
 
 def _peak_rss_mb() -> float:
@@ -248,17 +248,6 @@ WORK = {
 }
 
 
-def _warm(port: int, urls: list[str]) -> None:
-    """Fetch every feed once, so the testbed's render cache is warm for every contender."""
-    for u in urls:
-        parts = urllib.parse.urlsplit(u)
-        req = urllib.request.Request(
-            f"http://127.0.0.1:{port}{parts.path}", headers={"Host": parts.netloc}
-        )
-        with urllib.request.urlopen(req) as resp:  # loopback only
-            resp.read()
-
-
 def _seen(stats: dict) -> dict[str, int]:  # type: ignore[type-arg]
     """From the testbed's counters: requests, HTTP errors answered, politeness violations (more
     than 2 in flight on a registrable domain — our per-key cap — or more than 1 on a host)."""
@@ -314,7 +303,7 @@ def _scenario(
                 if time.monotonic() > deadline or testbed.poll() is not None:
                     raise
                 time.sleep(0.2)
-        _warm(port, _urls(port, feeds))
+        warm(port, _urls(port, feeds))
         for name in (n for _ in range(repeat) for n in CONTENDERS):
             if name in failures:
                 continue

@@ -42,7 +42,7 @@ from email.header import decode_header, make_header
 from email.parser import BytesParser
 from pathlib import Path
 
-from _loopback import patch_resolver  # bench/ is on sys.path: these run as scripts
+from _loopback import patch_resolver, warm  # bench/ is on sys.path: these run as scripts
 
 HERE = Path(__file__).resolve()
 #: the sink reads headers only (the cost every contender's mail puts on it stays small)
@@ -261,21 +261,6 @@ def _new_items(tb, specs, before: float, after: float) -> list[tuple[int, str]]:
     return out
 
 
-def _warm(port: int, urls: list[str]) -> None:
-    """Fetch every feed once after the clock moved: the testbed renders the new items for this
-    GET, not for the first contender's (ours, which paid that rendering alone before)."""
-    import urllib.parse
-    import urllib.request
-
-    for u in urls:
-        parts = urllib.parse.urlsplit(u)
-        req = urllib.request.Request(
-            f"http://127.0.0.1:{port}{parts.path}", headers={"Host": parts.netloc}
-        )
-        with urllib.request.urlopen(req) as resp:  # loopback only
-            resp.read()
-
-
 def _judge(
     mails: list[tuple[str, str, str]], truth: list[tuple[int, str]], domain: str
 ) -> dict[str, int]:
@@ -343,7 +328,7 @@ def main() -> None:
             t_before = tb.clock.now()
             tb.clock.advance(period * args.periods)
             truth1 = _new_items(tb, specs, t_before, tb.clock.now())
-            _warm(tb.base_port, urls)
+            warm(tb.base_port, urls)
             t0 = time.perf_counter()
             mine = _result(_py(*ours, "--step", "all", env=env))
             mine_wall = time.perf_counter() - t0
@@ -357,7 +342,7 @@ def main() -> None:
             t_before = tb.clock.now()
             tb.clock.advance(period * args.periods)
             truth2 = _new_items(tb, specs, t_before, tb.clock.now())
-            _warm(tb.base_port, urls)
+            warm(tb.base_port, urls)
             before = {d: len(sink.of(d)) for d in ("@ours.test", "@r2e.test")}
             crawl2 = _result(_py(*ours, "--step", "crawl", env=env))
             half = len(truth2) // 2
