@@ -229,16 +229,17 @@ def unsubscribe_digest_post(request: Request, reader_token: str, schedule: str) 
 def outbox_page(request: Request, mail: Annotated[int | None, Query()] = None) -> HTMLResponse:
     """Like a development mail catcher: the outbox rows and the mails the local sink captured.
 
-    Only on a server whose mail goes to loopback, and only once the development sink
-    (``fairfetch notify sink``, the demo's) has captured mail into this store, or to the admin:
-    loopback alone also means a production server relaying through a local MTA (Postfix on
-    127.0.0.1:25), where the page listed every reader's address to anyone.
+    Only on a server whose mail goes to loopback, and only while that is a development sink
+    running in this process (the demo's), once a sink (``fairfetch notify sink``) has captured
+    mail into this store, or to the admin: loopback alone also means a production server
+    relaying through a local MTA (Postfix on 127.0.0.1:25), where the page listed every
+    reader's address to anyone.
     """
     settings, store = _ctx(request)
     if not _local_mail(settings):
         raise HTTPException(status_code=404, detail="the outbox page is for local mail sinks only")
     mails = repo.list_sink(store)
-    if not mails and not request_is_admin(settings, request):
+    if not (mails or _our_sink(settings) or request_is_admin(settings, request)):
         raise HTTPException(
             status_code=404,
             detail="the outbox page shows once the development mail sink has captured mail "
@@ -249,6 +250,19 @@ def outbox_page(request: Request, mail: Annotated[int | None, Query()] = None) -
         shown = next((m for m in mails if m["id"] == mail), None)
     return _page("outbox.html", rows=repo.list_outbox(store), mails=mails, shown=shown,
                  counts=repo.count_pending(store))
+
+
+def _our_sink(settings: Settings) -> bool:
+    """Mail goes to a development sink running in this process (the demo's)."""
+    from urllib.parse import urlsplit
+
+    from fairfetch.notify.sink import RUNNING
+
+    wanted = urlsplit(settings.smtp_url)
+    return any(
+        (u.hostname, u.port) == (wanted.hostname, wanted.port)
+        for u in map(urlsplit, RUNNING)
+    )
 
 
 def _local_mail(settings: Settings) -> bool:

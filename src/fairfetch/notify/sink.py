@@ -54,6 +54,11 @@ class _Handler:
         return "250 Message accepted for delivery"
 
 
+#: smtp:// URLs of the sinks running in this process: /outbox shows while one of them is the
+#: server mail goes to (the demo's), before it has captured anything.
+RUNNING: set[str] = set()
+
+
 class MailSink:
     """``with MailSink(store) as sink: sink.port``; ``store=None`` keeps mails in memory only."""
 
@@ -91,9 +96,11 @@ class MailSink:
 
     def start(self) -> MailSink:
         self.controller.start()
+        RUNNING.add(self.smtp_url)
         return self
 
     def stop(self) -> None:
+        RUNNING.discard(self.smtp_url)
         self.controller.stop()
 
     def __enter__(self) -> MailSink:

@@ -54,3 +54,29 @@ def test_web_outbox_shows_to_the_admin_on_a_loopback_relay(tmp_path: Path) -> No
     store.close()
     assert page.status_code == 200
     assert READER in page.text
+
+
+def test_web_outbox_shows_while_this_processs_development_sink_is_the_mail_server(
+    tmp_path: Path,
+) -> None:
+    """The demo's case: its sink runs in the process of the web app and has captured nothing
+    yet (its readers are confirmed already, the first crawl notifies nobody); the page it
+    points the user at must open. Stopped, the sink no longer stands for the server."""
+    from fairfetch.notify.sink import MailSink
+
+    store = open_store(f"sqlite:///{tmp_path}/outbox.db")
+    fid = add_crawled(store, "http://a.test/feed")
+    request_subscription(store, SubscriptionRequest.build(READER), fid)
+    sink = MailSink(store).start()
+    try:
+        settings = Settings(admin_token=TOKEN, smtp_url=sink.smtp_url)
+        with TestClient(create_app(settings, store)) as visitor:
+            page = visitor.get("/outbox")
+    finally:
+        sink.stop()
+    with TestClient(create_app(settings, store)) as visitor:
+        after = visitor.get("/outbox")
+    store.close()
+    assert page.status_code == 200
+    assert READER in page.text
+    assert after.status_code == 404
