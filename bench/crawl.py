@@ -24,7 +24,7 @@ answered 200 and parsed; its entries are already stored, so the write is an upda
 this full fetch is the cheaper one). The share against the first crawl, which also fetched
 robots.txt for every host, is printed beside it: it read about half as large.
 
-    python bench/crawl.py [--feeds 1200]
+    python bench/crawl.py [--feeds 1100]
 """
 
 from __future__ import annotations
@@ -65,7 +65,15 @@ def _urls(port: int, n: int) -> list[str]:
     with urllib.request.urlopen(req) as resp:  # loopback only
         data = json.load(resp)
     items = data["feeds"] if isinstance(data, dict) else data
-    return [i["url"] for i in items if not i["host"].endswith(".blogs.test")][:n]
+    urls = [i["url"] for i in items if not i["host"].endswith(".blogs.test")][:n]
+    if len(urls) < n:
+        # Every contender's feeds/s was n / time: asked for 1,200, the testbed's 1,100 blogs
+        # on their own domains were crawled and each figure came out 9 % high.
+        raise SystemExit(
+            f"bench/crawl.py: the testbed has {len(urls)} blogs on their own registrable "
+            f"domains, not the {n} asked for (--feeds {len(urls)} or fewer)"
+        )
+    return urls
 
 
 def _testbed_stats(port: int, reset: bool = False) -> dict:  # type: ignore[type-arg]
@@ -445,7 +453,7 @@ def _report(
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--feeds", type=int, default=1200)
+    parser.add_argument("--feeds", type=int, default=1100)
     parser.add_argument(
         "--latency",
         type=float,
