@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
-import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -239,16 +238,13 @@ def _check_smtp_url(url: str) -> None:
         )
 
 
-_HOST_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
-
-
 def _check_mail_from(value: str) -> None:
     """The sender of every mail (From and the SMTP envelope): 'nobody' was kept as written and
     every mail then went out as MAIL FROM:<nobody>, refused by the server one at a time, long
     after start-up. A one-label host (the default's ``localhost``) is allowed: it is a host."""
     from email.utils import getaddresses
 
-    from fairfetch.net.idn import idna2008
+    from fairfetch.net.idn import idna2008, is_host_name
 
     found = getaddresses([value])
     addr = found[0][1] if len(found) == 1 else ""
@@ -260,7 +256,7 @@ def _check_mail_from(value: str) -> None:
     if (
         addr not in value  # the parser drops spaces: 'news@exa mple.org' read as example.org
         or not host
-        or not all(_HOST_LABEL.fullmatch(label) for label in host.split("."))
+        or not is_host_name(host)
     ):
         raise ValueError(f"not one email address (name <local@host> or local@host): {value!r}")
 

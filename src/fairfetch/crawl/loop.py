@@ -368,8 +368,7 @@ class Crawler:
         # Before the claim reads the rows again; a result decided but not written yet (queued,
         # or a network failure held for the outage verdict) is not in the rows it reads, so it
         # does not count as seen: the poll then waits for it and reads the row afresh.
-        decided_before = self._decided.copy()
-        decided_before.subtract(self._unwritten)
+        decided_before = {f.id: self._decided[f.id] - self._unwritten[f.id] for f in page}
         self._reading_claims += 1
         try:
             claimed = await self._claim_page(page, now)

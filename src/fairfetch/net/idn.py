@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import re
+
 import idna
 
-__all__ = ["idna2008", "idna_host"]
+__all__ = ["idna2008", "idna_host", "is_host_name"]
+
+_HOST_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
+
+
+def is_host_name(ascii_host: str) -> bool:
+    """RFC 1035's host names, in ASCII lower case: letters, digits and inner hyphens, labels of
+    1 to 63 characters (a mail domain or a sender's; one label, ``localhost``, is one too)."""
+    return all(_HOST_LABEL.fullmatch(label) for label in ascii_host.split("."))
 
 
 def idna2008(domain: str) -> str:

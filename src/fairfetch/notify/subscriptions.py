@@ -6,7 +6,6 @@ the confirmation mail is sent before the reader confirms).
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from email.utils import getaddresses
 
 from fairfetch.crawl.urls import normalize_feed_url
 from fairfetch.errors import InputError, NotFoundError
-from fairfetch.net.idn import idna2008
+from fairfetch.net.idn import idna2008, is_host_name
 from fairfetch.net.politeness import politeness_key
 from fairfetch.notify.filters import parse_categories
 from fairfetch.notify.schedule import MODES, parse_weekday, zone
@@ -52,9 +51,6 @@ def check_email(email: str) -> str:
     return (local + "@" + domain).lower()
 
 
-_HOST_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
-
-
 def _undeliverable(local: str, domain: str) -> str | None:
     """Why no mail server could deliver to ``local@domain`` (RFC 5321 §4.5.3.1's sizes, RFC
     1035's host names, RFC 5322's dot-atom), or None. Such an address made a reader and queued
@@ -71,7 +67,7 @@ def _undeliverable(local: str, domain: str) -> str | None:
         return "the domain is no host name"
     if len(host) > 253:
         return "the domain is over 253 characters"
-    if not all(_HOST_LABEL.fullmatch(label) for label in host.split(".")):
+    if not is_host_name(host):
         return "the domain is no host name"
     return None
 
