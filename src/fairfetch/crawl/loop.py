@@ -41,6 +41,7 @@ from fairfetch.crawl.health import (
     robots_assumed_unavailable,
 )
 from fairfetch.crawl.outage import OutageDetector
+from fairfetch.crawl.redecide import Redecision, feed_changes
 from fairfetch.crawl.results import AccountingError, AddReport, CrawlSummary, FeedResult, utcnow
 from fairfetch.crawl.robots_store import StoreRobotsBacking
 from fairfetch.crawl.uncancelled import run_to_the_end
@@ -1001,18 +1002,9 @@ class Crawler:
                 # The structured link: the store moves this feed's readers to that feed in
                 # the transaction that records it (a window between the two lost mails).
                 duplicate_of = other.id
-        changes = dict(decision.changes)
-        if duplicate_of is not None:
-            changes["duplicate_of"] = duplicate_of
-        if decision.outcome in ("ok", "not_modified"):
-            changes.update(extra)
-            if extra.get("backend"):
-                self._learn_platform(feed.url, str(extra["backend"]))
-            if feed.status == "dead":
-                # Revived (a success): it duplicates nothing any more.
-                changes["duplicate_of"] = None
-            if "url" in changes:
-                changes["politeness_key"] = politeness_key(changes["url"], extra.get("backend"))
+        changes = feed_changes(feed, decision, extra, duplicate_of)
+        if decision.outcome in ("ok", "not_modified") and extra.get("backend"):
+            self._learn_platform(feed.url, str(extra["backend"]))
         if result.status is not None and result.error_kind not in NETWORK_ERROR_KINDS:
             # Any HTTP answer shows the network reaching that key (a 404 as well as a 200).
             self.outages.observe_success(feed.politeness_key, self._mono())
@@ -1040,6 +1032,10 @@ class Crawler:
             authors=[(p, "author") for p in parsed.authors] if parsed is not None else None,
             contacts=parsed.contacts if parsed is not None else None,
             first_crawl=feed.last_success_at is None and feed.entry_count == 0,
+            # Another process may write this feed before we do: the store then decides its
+            # columns again on the row it holds (crawl/redecide.py).
+            read_crawl_count=feed.crawl_count,
+            redecide=Redecision(outcome, now, self.policy, extra, duplicate_of),
         )
         if decision.outcome == "error" and outcome.error_kind in NETWORK_ERROR_KINDS:
             in_outage = self.outages.observe_network_failure(feed.politeness_key, self._mono())

@@ -8,6 +8,7 @@ feed updates are grouped by the set of columns they change, and the statements a
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 from collections.abc import Iterator, Sequence
@@ -19,7 +20,7 @@ import sqlalchemy as sa
 from fairfetch.config import Settings
 from fairfetch.feeds.model import Entry
 from fairfetch.store.hooks import run_new_entries_hooks
-from fairfetch.store.records import CrawlWrite, WriteResult
+from fairfetch.store.records import CrawlWrite, FeedRecord, WriteResult
 from fairfetch.store.tables import (
     author_links,
     authors,
@@ -39,6 +40,9 @@ from fairfetch.store.types import (
 from fairfetch.store.upserts import CONFLICT_DIALECTS, conflict_insert
 
 _CHUNK = 400  # bound IN (...) lists; PostgreSQL plans very long ones badly
+#: Outcomes that add one to the feed's ``crawl_count`` (a throttle and an internal error touch
+#: no health column, and may be written as decided whatever the row holds).
+_COUNTED = frozenset({"ok", "not_modified", "error"})
 
 _INSERT_ENTRY = entries.insert()
 #: Rows come back in any order: each carries its feed id, and ids are sorted per feed after.
@@ -158,7 +162,7 @@ def write_batch(
     A result for a feed deleted meanwhile (`run` crawls while the web deletes) keeps only its
     crawl row, with no feed: its entries and links would break the foreign keys and fail the
     whole batch."""
-    alive = _live_feed_ids(conn, {w.feed_id for w in batch})
+    alive = _lock_feeds(conn, {w.feed_id for w in batch})
     gone = [w for w in batch if w.feed_id not in alive]
     if gone:
         conn.execute(_INSERT_CRAWL, [{**_crawl_row(w, 0), "feed_id": None} for w in gone])
@@ -169,30 +173,47 @@ def write_batch(
         if w.feed_id not in alive:
             continue
         if w.feed_id in seen:
-            results.extend(_write_unique(conn, current, settings))
+            results.extend(_write_unique(conn, current, settings, alive))
             current, seen = [], set()
         current.append(w)
         seen.add(w.feed_id)
     if current:
-        results.extend(_write_unique(conn, current, settings))
+        results.extend(_write_unique(conn, current, settings, alive))
     if not gone:
         return results
     written = iter(results)
     return [next(written) if w.feed_id in alive else WriteResult(w.feed_id, 0, None) for w in batch]
 
 
-def _live_feed_ids(conn: sa.Connection, ids: set[int]) -> set[int]:
-    """The ids among ``ids`` whose feed still exists, locked against deletion until commit
-    (``FOR KEY SHARE`` on PostgreSQL; SQLite has one writer at a time)."""
-    found: set[int] = set()
+def _lock_feeds(conn: sa.Connection, ids: set[int]) -> dict[int, int]:
+    """``crawl_count`` of the feeds among ``ids`` that still exist, their rows locked until
+    commit: against deletion, and against another writer's update between this read and ours
+    (``FOR NO KEY UPDATE`` on PostgreSQL, in id order so two batches never wait on each other
+    crosswise; SQLite's write transaction began IMMEDIATE, see SqlStore.write). The counts are
+    what ``_rebased`` compares a result's with."""
+    found: dict[int, int] = {}
     for part in _chunks(sorted(ids)):
         q = (
-            sa.select(feeds.c.id)
+            sa.select(feeds.c.id, feeds.c.crawl_count)
             .where(feeds.c.id.in_(part))
-            .with_for_update(read=True, key_share=True)
+            .order_by(feeds.c.id)
+            .with_for_update(key_share=True)
         )
-        found.update(conn.execute(q).scalars())
+        found.update((row[0], row[1]) for row in conn.execute(q))
     return found
+
+
+def _rebased(conn: sa.Connection, w: CrawlWrite, counts: dict[int, int]) -> CrawlWrite:
+    """``w`` as it must be written on the feed's row as it is now: decided again when another
+    writer moved the feed's ``crawl_count`` since the row ``w`` was decided on."""
+    if w.redecide is None or w.read_crawl_count is None or w.outcome not in _COUNTED:
+        return w
+    now = counts[w.feed_id]
+    if now == w.read_crawl_count:
+        return w
+    row = conn.execute(sa.select(feeds).where(feeds.c.id == w.feed_id)).mappings().one()
+    changes = dict(w.redecide.changes(FeedRecord.from_row(row)))
+    return dataclasses.replace(w, feed_changes=changes, read_crawl_count=now)
 
 
 def _crawl_row(w: CrawlWrite, new_entries: int) -> dict[str, Any]:
@@ -213,8 +234,17 @@ def _crawl_row(w: CrawlWrite, new_entries: int) -> dict[str, Any]:
 
 
 def _write_unique(
-    conn: sa.Connection, batch: Sequence[CrawlWrite], settings: Settings | None
+    conn: sa.Connection,
+    batch: Sequence[CrawlWrite],
+    settings: Settings | None,
+    counts: dict[int, int],
 ) -> list[WriteResult]:
+    """Write ``batch`` (each feed once); ``counts``: the feeds' ``crawl_count`` as locked,
+    kept up to date for a later sub-batch."""
+    batch = [_rebased(conn, w, counts) for w in batch]
+    for w in batch:
+        if w.outcome in _COUNTED:
+            counts[w.feed_id] += 1
     moved = _moves(conn, batch)
     new_ids, newest = _entries(conn, batch)
     _feed_updates(conn, batch, moved, new_ids, newest)
@@ -406,7 +436,7 @@ def _feed_updates(
         if w.feed_id in moved:
             changes["url"] = moved[w.feed_id]
         inc = len(new_ids.get(w.feed_id, ()))
-        counts = w.outcome in ("ok", "not_modified", "error")
+        counts = w.outcome in _COUNTED
         new_newest = newest.get(w.feed_id)
         if not changes and not inc and not counts and new_newest is None:
             continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from fairfetch.feeds.model import Contact, Entry, Person
 from fairfetch.net.outcome import Hop
@@ -95,6 +95,19 @@ class CrawlWrite:
     contacts: Sequence[Contact] | None = None
     #: The first successful crawl of a feed records its backlog without notifying anyone.
     first_crawl: bool = False
+    #: The feed's ``crawl_count`` in the row ``feed_changes`` were decided on. When the row
+    #: holds another by the time this is written (another process wrote the feed meanwhile),
+    #: the columns are decided again by ``redecide`` on the row as it is; without one (or
+    #: without this), they are written as they are.
+    read_crawl_count: int | None = None
+    redecide: Redecider | None = None
+
+
+class Redecider(Protocol):
+    """Decides a result's feed columns again on a newer row (crawl/redecide.py). The store
+    calls it inside the write's transaction, holding the feed's row: pure, and picklable."""
+
+    def changes(self, feed: FeedRecord) -> Mapping[str, Any]: ...
 
 
 @dataclass(frozen=True)

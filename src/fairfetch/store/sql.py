@@ -384,13 +384,16 @@ class SqlStore:
         ``settings``: the writer's configuration, for the hooks that run in this transaction
         (the outbox's newness limits); without them the hooks read the environment.
 
-        On SQLite the batch reads which feeds still exist (and which URLs are free) before its
-        first INSERT, which is where the driver takes the write lock: another process (the
-        web's delete, `feeds add`) may commit in between, and the foreign key (or the unique
-        URL) then failed the whole batch, every feed's result with it. The transaction rolled
-        back, so the batch is simply written again; this time its reads see the change. (On
-        PostgreSQL the reads lock what they found.) A violation that is not a race still
-        raises, after the last attempt.
+        The batch reads which feeds still exist, their ``crawl_count`` (a result decided on an
+        older row is decided again: batch_write._rebased) and which URLs are free, then writes
+        on what it read: another process must not commit in between. On PostgreSQL the reads
+        lock what they found. On SQLite the transaction begins IMMEDIATE, taking the write lock
+        before the first read: the driver's own BEGIN, at the first INSERT, came after the
+        reads, and a delete of another process (the web's, `feeds add`) committed in between
+        failed the whole batch on a foreign key, or a `feeds refresh` of another process was
+        undone by a result decided before it. An integrity error is still retried on SQLite
+        (the transaction rolled back, the batch is simply written again); one that is not a
+        race raises after the last attempt.
 
         On PostgreSQL two batches that share feeds (`feeds refresh --all` takes no claim, and
         writes beside a pass) lock the feeds' rows each in its own order, and the server
@@ -399,6 +402,8 @@ class SqlStore:
         for attempt in range(1, _WRITE_ATTEMPTS + 1):
             try:
                 with self.engine.begin() as conn:
+                    if self.dialect == "sqlite":
+                        conn.exec_driver_sql("BEGIN IMMEDIATE")
                     return write_batch(conn, batch, settings)
             except sa.exc.IntegrityError:
                 if self.dialect != "sqlite" or attempt == _WRITE_ATTEMPTS:

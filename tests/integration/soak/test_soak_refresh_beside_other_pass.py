@@ -1,12 +1,10 @@
-"""Known, not fixed: a refresh (a WebSub ping's re-fetch in `run`, `feeds refresh`) in one
-process beside a crawl pass of another process (cron's `crawl --once`), on the same feed, both
-answered 500. The pass decides on the row it read at its claim; the refresh, taking no claim,
-decides on the row as it is and writes first; the pass's write then undoes its count: two error
-rows, ``error_count`` 1. Within one process the crawler now decides a feed's results one at a
-time on the row as written (test_soak_ping_beside_pass.py); across processes it would take a
-compare-and-set on the feed's row (its ``crawl_count``) and a decision made again on refusal,
-in store/batch_write.py and the crawler's writer. The soak met it on PostgreSQL about one run
-in three (delta pinged while down, a cron pass beside `run`: 5 error rows, a count of 4).
+"""A refresh (a WebSub ping's re-fetch in `run`, `feeds refresh`) in one process beside a
+crawl pass of another process (cron's `crawl --once`), on the same feed, both answered 500.
+The pass decides on the row it read at its claim; the refresh, taking no claim, decides on the
+row as it is and writes first. The pass's write used to undo its count (two error rows,
+``error_count`` 1: the soak met it on PostgreSQL about one run in three). The store now
+compares the row's ``crawl_count`` with the one the pass decided on, and decides the pass's
+columns again on the row it holds (crawl/redecide.py, store/batch_write._rebased).
 
 The order is made certain: the server holds the pass's request (read for its claim already)
 until the other process's refresh has been decided and written."""
@@ -16,7 +14,6 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 
-import pytest
 import sqlalchemy as sa
 from aiohttp import web
 
@@ -28,8 +25,6 @@ from fairfetch.store import tables as T
 from fairfetch.testing import loopback_server
 
 
-@pytest.mark.xfail(strict=True, reason="a pass's decision on its claim-time row undoes a "
-                   "refresh another process wrote meanwhile (no compare-and-set on the feed)")
 async def test_soak_a_refresh_beside_another_process_pass_counts_both_failures(
     db_url: str,
 ) -> None:

@@ -165,10 +165,12 @@ def test_stored_pairs_found_exactly_in_bounded_statements(db_url: str) -> None:
 
 def test_a_concurrent_writer_of_the_same_entry_fails_no_batch(db_url: str) -> None:
     """Two writers (the `serve` process crawling on a WebSub ping, `run` polling; two workers)
-    store the same new entry at once: each looked it up before the other committed. The second
-    insert used to break the unique (feed, entry id) and fail its whole batch, every other
-    feed's result with it. Now it stores nothing twice, counts the entry new once, and writes
-    the rest. The interleaving is forced: B's insert starts only once A has committed."""
+    store the same new entry at once. Each used to look it up before the other committed, and
+    the second insert broke the unique (feed, entry id) and failed its whole batch, every other
+    feed's result with it. A batch now locks its feeds' rows (SQLite: the write lock) before
+    its first read, so B reads after A's commit: it stores nothing twice, counts the entry new
+    once, and writes the rest. The interleaving is forced: B starts while A's transaction is
+    open, and A commits just as B's first statement goes out."""
     first = open_store(db_url)
     second = open_store(db_url)
     try:
@@ -194,8 +196,8 @@ def test_a_concurrent_writer_of_the_same_entry_fails_no_batch(db_url: str) -> No
         written_a = write_batch(conn_a, [write(feed.id, feed.url, ["shared", "a-only"])])
         committed: list[bool] = []
 
-        def commit_a_first(_conn, _cursor, statement, _params, _context, _many):  # type: ignore[no-untyped-def]
-            if statement.lstrip().upper().startswith("INSERT INTO ENTRIES") and not committed:
+        def commit_a_first(_conn, _cursor, _statement, _params, _context, _many):  # type: ignore[no-untyped-def]
+            if not committed:
                 tx_a.commit()
                 committed.append(True)
 

@@ -1,16 +1,22 @@
 """Two crawl batches on PostgreSQL that share feeds, written at once: `feeds refresh --all`
-(it takes no claim, see docs/operations.md) beside a pass of `run`. Each batch locks its
-feeds' rows as it updates them, in its own order; two batches holding one feed each and
-wanting the other's deadlock, and PostgreSQL breaks the cycle by failing one of them: every
-result in that batch lost, and the pass that wrote it failed. The store writes the refused
-batch again once the other has committed, as it does for a batch raced on SQLite."""
+(it takes no claim, see docs/operations.md) beside a pass of `run`. Each batch used to lock its
+feeds' rows as it updated them, in its own order; two batches holding one feed each and
+wanting the other's deadlocked, and PostgreSQL broke the cycle by failing one of them: every
+result in that batch lost, and the pass that wrote it failed. A batch now locks its feeds'
+rows before its first read, in id order (store/batch_write._lock_feeds), so the second waits
+for the first; a batch failed on a deadlock all the same is still written again.
+
+The contention is made certain: the first batch, holding A's row, goes on only once the
+second is waiting on a row lock (seen in pg_stat_activity, polled)."""
 
 from __future__ import annotations
 
 import threading
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy import event
 
 from fairfetch.feeds.model import Entry
@@ -44,13 +50,20 @@ def test_store_pg_batches_sharing_feeds_written_at_once_both_land(pg_url: str) -
     def _first(_c: Any, _cur: Any, statement: str, params: Any, *_a: Any) -> None:
         if statement.startswith("UPDATE feeds") and updates(a.id, params) \
                 and not first_holds_a.is_set():
-            first_holds_a.set()  # A's row is locked: wait until the other holds B and wants A
+            first_holds_a.set()  # A's row is locked: wait until the other waits on a row
             assert second_about_to_want_a.wait(_HANG)
 
-    @event.listens_for(second.engine, "before_cursor_execute")
-    def _second(_c: Any, _cur: Any, statement: str, params: Any, *_a: Any) -> None:
-        if statement.startswith("UPDATE feeds") and updates(a.id, params):
-            second_about_to_want_a.set()
+    def second_waits_on_a_lock() -> None:
+        deadline = time.monotonic() + _HANG
+        with watcher.engine.connect() as conn:
+            while time.monotonic() < deadline:
+                waiting = conn.execute(sa.text(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                    "AND datname = current_database()")).scalar_one()
+                if waiting:
+                    second_about_to_want_a.set()
+                    return
+                time.sleep(0.005)  # polling a condition, not waiting for one to happen
 
     # Feed updates are grouped by the columns they set: A's group first in the first batch,
     # B's first in the second.
@@ -76,7 +89,9 @@ def test_store_pg_batches_sharing_feeds_written_at_once_both_land(pg_url: str) -
             errors.append(exc)
             second_about_to_want_a.set()
 
-    threads = [threading.Thread(target=run_first), threading.Thread(target=run_second)]
+    watcher = open_store(pg_url)
+    threads = [threading.Thread(target=run_first), threading.Thread(target=run_second),
+               threading.Thread(target=second_waits_on_a_lock)]
     try:
         for t in threads:
             t.start()
@@ -97,3 +112,4 @@ def test_store_pg_batches_sharing_feeds_written_at_once_both_land(pg_url: str) -
         second_about_to_want_a.set()
         first.close()
         second.close()
+        watcher.close()
