@@ -9,6 +9,7 @@ Both yield a :class:`~fairfetch.testbed.Testbed`; everything listens on 127.0.0.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -40,15 +41,22 @@ async def running_testbed(
 @asynccontextmanager
 async def loopback_server(
     handler: Callable[[web.Request], Awaitable[web.StreamResponse]],
+    *,
+    address: str = "127.0.0.1",
 ) -> AsyncIterator[int]:
     """One HTTP server on 127.0.0.1 (an ephemeral port, yielded) answering every method and
     path with ``handler``, in the current event loop: for a test about one server behaviour
-    the testbed has no switch for. Reach hosts on it with ``resolve=("*.test:127.0.0.1",)``."""
+    the testbed has no switch for. Reach hosts on it with ``resolve=("*.test:127.0.0.1",)``.
+
+    ``address``: another loopback address (127.0.0.0/8), for a server that must answer from
+    an address of its own; anything else is refused (tests send traffic to loopback only)."""
+    if not ipaddress.ip_address(address).is_loopback:
+        raise ValueError(f"loopback_server: {address!r} is not a loopback address")
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", handler)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
+    site = web.TCPSite(runner, address, 0)
     await site.start()
     try:
         yield site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]

@@ -55,6 +55,7 @@ from fairfetch.feeds.model import Feed
 from fairfetch.feeds.parse import parse_feed
 from fairfetch.net.fetch import Fetcher
 from fairfetch.net.outcome import NETWORK_ERROR_KINDS, FetchResult
+from fairfetch.net.platform_trust import PlatformTrust
 from fairfetch.net.politeness import (
     BackendGrouper,
     Dispatcher,
@@ -150,6 +151,8 @@ class Crawler:
         #: two hosts at least): its other feeds — added since, not fetched yet — are that
         #: platform's too, and share its key instead of a second budget of the domain's own.
         self._platform_of_domain: dict[str, str] = {}
+        #: Which members of a platform's key may pause it (a claim alone may not).
+        self.trust = PlatformTrust()
         self._platform_hosts: dict[tuple[str, str], set[str]] = {}
         #: Poll jobs queued in the dispatcher and not started yet, by feed id (for deferral).
         self._waiting: dict[int, _Job] = {}
@@ -809,14 +812,22 @@ class Crawler:
         if delay and self._dispatcher is not None:
             # This host's own delay: a sibling host's shorter one never shortens the key's gap.
             self._dispatcher.set_gap(self._key_for(feed), delay, host=feed.url)
+        host = host_of(result.final_url or feed.url)
+        self.trust.observe(host, result.address)
+        feedback = self._feedback(result)
         if result.throttled and result.retry_after:
-            await self._save_pause(feed.politeness_key, result.retry_after)
+            if self.trust.binds_key(feed.politeness_key, host, result.address):
+                await self._save_pause(feed.politeness_key, result.retry_after)
             platform = self._platform_of_domain.get(feed.politeness_key)
-            if platform is not None:
+            if platform is not None and self.trust.binds_key(platform, host, result.address):
                 # The platform's own feeds, keyed by it, are bound too (any process).
                 await self._save_pause(platform, result.retry_after)
+            if not self.trust.binds_key(job.key, host, result.address):
+                # A member of a platform's key by its own say: its feed waits, the
+                # platform's other feeds do not (net/platform_trust.py).
+                feedback = dataclasses.replace(feedback, retry_after=None)
         await self._complete(job, result, in_slot=True)
-        return self._feedback(result)
+        return feedback
 
     async def _save_pause(self, key: str, seconds: float) -> None:
         """Keep a key's Retry-After in the store, where the next process to crawl (a cron pass,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-__all__ = ["BACKENDS", "backend_from_cname", "detect_backend"]
+__all__ = ["BACKENDS", "backend_from_cname", "detect_backend", "platform_of_host"]
 
 Headers = Mapping[str, str]
 
@@ -112,15 +112,41 @@ _CNAME_SUFFIXES: tuple[tuple[str, str], ...] = (
 )
 
 
+#: The platforms' own hostnames (``<publication>.substack.com``), by platform: a response from
+#: one of them is the platform's whatever it claims (net/platform_trust.py).
+_OWN_SUFFIXES: tuple[tuple[str, str], ...] = (
+    ("letterbox.test", "letterbox"),
+    ("substack.com", "substack"),
+    ("ghost.io", "ghost"),
+    ("beehiiv.com", "beehiiv"),
+    ("buttondown.email", "buttondown"),
+    ("buttondown.com", "buttondown"),
+    ("wordpress.com", "wordpress.com"),
+    ("blogspot.com", "blogger"),
+    ("blogger.com", "blogger"),
+    ("medium.com", "medium"),
+    ("tumblr.com", "tumblr"),
+)
+
+
+def _suffix_match(name: str, table: tuple[tuple[str, str], ...]) -> str | None:
+    name = name.rstrip(".").lower()
+    for suffix, platform in table:
+        if name == suffix or name.endswith("." + suffix):
+            return f"backend:{platform}"
+    return None
+
+
+def platform_of_host(host: str) -> str | None:
+    """``backend:<platform>`` when ``host`` is one of the platform's own hostnames."""
+    return _suffix_match(host, _OWN_SUFFIXES)
+
+
 def backend_from_cname(cname: str | None) -> str | None:
     """``backend:<platform>`` when a host's CNAME target belongs to a known platform."""
     if not cname:
         return None
-    name = cname.rstrip(".").lower()
-    for suffix, platform in _CNAME_SUFFIXES:
-        if name == suffix or name.endswith("." + suffix):
-            return f"backend:{platform}"
-    return None
+    return _suffix_match(cname, _CNAME_SUFFIXES)
 
 
 def detect_backend(
