@@ -212,8 +212,12 @@ def _rebased(conn: sa.Connection, w: CrawlWrite, counts: dict[int, int]) -> Craw
     if now == w.read_crawl_count:
         return w
     row = conn.execute(sa.select(feeds).where(feeds.c.id == w.feed_id)).mappings().one()
-    changes = dict(w.redecide.changes(FeedRecord.from_row(row)))
-    return dataclasses.replace(w, feed_changes=changes, read_crawl_count=now)
+    feed = FeedRecord.from_row(row)
+    changes = dict(w.redecide.changes(feed))
+    # A first read's backlog notifies nobody; another process's success stored it meanwhile,
+    # and what only this read found is news (as on any later read of the feed).
+    first = w.first_crawl and feed.last_success_at is None and feed.entry_count == 0
+    return dataclasses.replace(w, feed_changes=changes, read_crawl_count=now, first_crawl=first)
 
 
 def _crawl_row(w: CrawlWrite, new_entries: int) -> dict[str, Any]:
