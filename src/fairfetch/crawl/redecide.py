@@ -41,7 +41,11 @@ def feed_changes(
             # Revived (a success): it duplicates nothing any more.
             changes["duplicate_of"] = None
         if "url" in changes:
-            changes["politeness_key"] = politeness_key(changes["url"], extra.get("backend"))
+            # The backend this fetch named, else the one the feed is known to be on: ``extra``
+            # names it only when it changed, and a platform's feed moving to its custom domain
+            # stays on the platform's servers (a key of its own there was a second budget).
+            backend = extra.get("backend") or feed.backend
+            changes["politeness_key"] = politeness_key(changes["url"], backend)
     return changes
 
 
