@@ -38,6 +38,7 @@ from fairfetch.audit.sink import InProcessSink, ProcessSink, Sink
 from fairfetch.audit.sitemapxml import SITEMAP_MAX_BYTES
 from fairfetch.audit.sitemapxml import parse_sitemap as _parse_sitemap
 from fairfetch.audit.sketch import SKETCH_VERSION
+from fairfetch.audit.traps import TrapLimits, trap_reason
 from fairfetch.audit.urls import Scope, normalize
 from fairfetch.config import Settings
 from fairfetch.errors import AuditError, InputError, InvalidURLError
@@ -94,6 +95,18 @@ class CrawlOptions:
     #: when this process may run on two cores or more (measured: +15-25 % pages/s at 10,000
     #: pages on two cores; on one core the pipe is pure overhead).
     parse_process: bool | None = None
+    #: Crawler traps (audit/traps.py): an internal URL found by a link or a redirect is not
+    #: followed when it is longer than this many characters, repeats a path segment (or run
+    #: of segments) this many times in a row, or has more query parameters than this. Each
+    #: skipped URL is counted once in ``links_skipped`` ("trap: <reason>"). None: no limit.
+    trap_max_url_length: int | None = 2000
+    trap_max_segment_repeats: int | None = 3
+    trap_max_parameters: int | None = 10
+
+    def trap_limits(self) -> TrapLimits:
+        return TrapLimits(
+            self.trap_max_url_length, self.trap_max_segment_repeats, self.trap_max_parameters
+        )
 
 
 @dataclass
@@ -170,6 +183,9 @@ class _Crawl:
         self.news: dict[str, tuple[int, int, str]] = {}
         self.built_count = 0
         self.robots_row: tuple[str, int | None, str, str | None] | None = None
+        self.trap_limits = options.trap_limits()
+        #: Internal URLs not followed as crawler traps (each counted once).
+        self.trapped: set[str] = set()
 
     # --- probes ------------------------------------------------------------------------------
     def _probe_limit(self, host: str) -> int:
@@ -593,11 +609,29 @@ class _Crawl:
             first_found = sorted(news.items(), key=lambda item: item[1])
             return [
                 (url, src) for url, (_, _, src) in first_found
-                if url not in known and contains(url)
+                if url not in known and contains(url) and not self._trap(url)
             ]  # fmt: skip
         await self.sink.flush()  # the query reads what the writer holds too
         rows = self.cf.next_level_candidates(min(page_ids), max(page_ids))
-        return [(url, src) for url, src, _k in rows if url not in known and contains(url)]
+        return [
+            (url, src) for url, src, _k in rows
+            if url not in known and contains(url) and not self._trap(url)
+        ]  # fmt: skip
+
+    def _trap(self, url: str) -> bool:
+        """A crawler trap (audit/traps.py): not followed, and counted once by its reason.
+
+        Asked once per new internal URL of a level: each level's candidates are distinct,
+        a followed one becomes a known page, a skipped one is remembered here."""
+        if url in self.trapped:
+            return True
+        reason = trap_reason(url, self.trap_limits)
+        if reason is None:
+            return False
+        self.trapped.add(url)
+        key = f"trap: {reason}"
+        self.stats.links_skipped[key] = self.stats.links_skipped.get(key, 0) + 1
+        return True
 
     def _room(self) -> bool:
         cap = self.options.max_pages
@@ -778,6 +812,8 @@ MAX_CONCURRENCY = 1024
 _OPTION_MINIMUM = {
     "max_pages": 1, "max_depth": 0, "concurrency": 1, "probe_concurrency": 1,
     "max_externals": 0, "batch_size": 1,
+    # One repeat is every path with a segment: nothing past the start URL would be crawled.
+    "trap_max_url_length": 1, "trap_max_segment_repeats": 2, "trap_max_parameters": 0,
 }  # fmt: skip
 
 
@@ -857,6 +893,8 @@ async def crawl_site(
             max_depth=options.max_depth,
             started_at=meta.get("started_at") or _now(),
             sketch_version=SKETCH_VERSION,
+            # What the crawl did not follow as a trap: the rules ask the same question later.
+            trap_limits=options.trap_limits().to_json(),
         )
         if fetcher is None:
             async with Fetcher(settings) as own:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 
 from fairfetch.audit.indexability import is_html
+from fairfetch.audit.traps import TrapLimits, trap_reason
 
 __all__ = [
     "SITEMAP_RULES",
@@ -175,6 +176,11 @@ class SiteView:
     robots_status: int | None = 200
     #: page url -> resource urls (only what hreflang / canonical checks need is in pages)
     skipped_links: dict[str, int] = field(default_factory=dict)
+    #: (from_url, to_url, reason) for each page linking (or redirecting) to an internal URL
+    #: the crawl did not follow as a crawler trap (audit/traps.py), in page order.
+    trap_links: list[tuple[str, str, str]] = field(default_factory=list)
+    #: The limits the crawl skipped trap URLs by (``meta.trap_limits``).
+    trap_limits: TrapLimits = field(default_factory=TrapLimits)
     #: from_url -> (to_status, final_url, final_status, chain JSON, loop): a crawl file that did
     #: not finish has no far ends in its redirects table yet (finalize derives them); the view
     #: derives them as finalize would, without writing, for the rules and the Redirects sheet.
@@ -457,6 +463,8 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
         "SELECT COUNT(*) FROM sitemaps WHERE status = 200 AND error IS NULL"
     ).fetchone()[0]
     skipped = json.loads(meta.get("links_skipped") or "{}")
+    trap_limits = TrapLimits.from_json(meta.get("trap_limits"))
+    trap_links = _trap_links(conn, trap_limits, pages, inlinks, redirects, refreshes)
     throttled = conn.execute(
         f"SELECT COUNT(*) FROM pages WHERE state='done' AND NOT {_JUDGED}"
     ).fetchone()[0]
@@ -488,7 +496,56 @@ def _load_view(conn: sqlite3.Connection, sample_sources: int) -> SiteView:
             else {}
         ),
         chains=chains,
+        trap_links=trap_links,
+        trap_limits=trap_limits,
     )
+
+
+def _trap_links(
+    conn: sqlite3.Connection,
+    limits: TrapLimits,
+    pages: list[PageRow],
+    inlinks: dict[str, int],
+    redirects: list[RedirectRow],
+    refreshes: list[tuple[str, str, str]],
+) -> list[tuple[str, str, str]]:
+    """(from_url, to_url, reason) of the links and redirects to trap URLs the crawl skipped.
+
+    The crawl file does not list the skipped URLs: the decision reads the URL alone, so the
+    internal targets that are no page are asked again with the crawl's limits. Only when
+    some are traps are the links read (one pass): a site without traps costs no query.
+    """
+    crawled = {p.url for p in pages}
+    targets = set(inlinks)
+    targets.update(r.to_url for r in redirects if r.to_internal)
+    targets.update(to_url for _f, to_url, _a in refreshes)
+    for p in pages:
+        if p.canonical:
+            targets.add(p.canonical)
+        targets.update(u for _lang, u in p.hreflang)
+    traps: dict[str, str] = {}
+    for url in targets - crawled:
+        reason = trap_reason(url, limits)
+        if reason is not None:
+            traps[url] = reason
+    if not traps:
+        return []
+    out: list[tuple[str, str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for from_url, to_url in conn.execute(
+        "SELECT f.url, l.to_url FROM links l JOIN pages f ON f.id = l.from_id "
+        "WHERE l.internal = 1 ORDER BY f.id, l.seq"
+    ):
+        reason = traps.get(to_url)
+        if reason is not None and (from_url, to_url) not in seen:
+            seen.add((from_url, to_url))
+            out.append((from_url, to_url, reason))
+    for r in redirects:
+        reason = traps.get(r.to_url)
+        if reason is not None and (r.from_url, r.to_url) not in seen:
+            seen.add((r.from_url, r.to_url))
+            out.append((r.from_url, r.to_url, reason))
+    return out
 
 
 def unfinished_chains(

@@ -13,6 +13,7 @@ from fairfetch.audit.rules import (  # noqa: F401  (importing registers the rule
     assets,
     canonicals,
     content,
+    crawltraps,
     headings,
     hreflang,
     http,
