@@ -1,6 +1,7 @@
 """Crawler traps, crawled for real: a soft-404 site on 127.0.0.1 (port 0) whose broken
 relative link makes /blog/blog/blog/... for ever, a filter that grows a query parameter at every
-hop, and a path that grows by a long segment at every hop. Without trap limits the crawl never
+hop, a path that grows by a long segment at every hop, and a redirect that adds a segment to
+the path it is asked for. Without trap limits the crawl never
 ends: the test gives it a --max-pages guard, so the old code fails on ``cut_short`` instead of
 hanging. A real pager (?page=1..30) and a date path (/2026/12/01/) beside them are crawled."""
 
@@ -38,7 +39,7 @@ def _answer(request: web.Request) -> str:
     path, query = request.path, request.query
     if path == "/":
         return _page("Home", ["/about", "/blog/", "/filter", "/long/", "/list?page=1",
-                              "/2026/12/01/"])  # fmt: skip
+                              "/2026/12/01/", "/go/"])  # fmt: skip
     if path.startswith("/blog/"):
         # The template's broken link: "blog/" where "/blog/" was meant.
         return _page("Blog", ["blog/", "/blog/post-1"])
@@ -58,13 +59,17 @@ def _answer(request: web.Request) -> str:
 
 @asynccontextmanager
 async def _site() -> AsyncIterator[tuple[int, list[str]]]:
-    """The site on 127.0.0.1 (port 0), and every path and query it was asked for."""
+    """The site on 127.0.0.1 (port 0), and every path and query it was asked for (GET: the
+    page fetches; a status check's HEAD is kept as "HEAD <path>")."""
     asked: list[str] = []
 
     async def handle(request: web.Request) -> web.StreamResponse:
-        asked.append(request.path_qs)
+        method = "" if request.method == "GET" else f"{request.method} "
+        asked.append(method + request.path_qs)
         if request.path in ("/robots.txt", "/sitemap.xml"):
             return web.Response(status=404)
+        if request.path.startswith("/go/"):
+            raise web.HTTPMovedPermanently(request.path + "go/")
         return web.Response(text=_answer(request), content_type="text/html")
 
     async with loopback_server(handle) as port:
@@ -98,13 +103,17 @@ async def test_audit_traps_soft_404_spiral_is_cut_counted_and_reported(tmp_path:
     assert stats.pages_done < GUARD
     # Each trap cut once, by its reason, each URL counted once.
     assert stats.links_skipped == {
-        "trap: repeated_path_segment": 1,  # /blog/blog/blog/
+        "trap: repeated_path_segment": 2,  # /blog/blog/blog/, /go/go/go/
         "trap: too_many_parameters": 1,  # /filter?f1=1&...&f11=1
         "trap: url_too_long": 1,  # /long/s1-xxx/s2-xxx/... past 2,000 characters
     }
     # Nothing skipped was asked for.
     assert not any("/blog/blog/blog/" in p for p in asked)
     assert not any("f11=" in p for p in asked)
+    # A redirect's destination is no page fetch either: status-checked (HEAD) for the
+    # Redirects sheet, as any destination the crawl does not reach.
+    assert "/go/go/go/" not in asked
+    assert "HEAD /go/go/go/" in asked
     assert max(len(p) for p in asked) < 2000
     # The real pager and the date path were crawled whole; the spiral up to its second copy.
     for path in [f"/list?page={n}" for n in range(1, PAGER + 1)] + [
@@ -135,8 +144,9 @@ async def test_audit_traps_soft_404_spiral_is_cut_counted_and_reported(tmp_path:
     by_page = {f.url.split("/", 3)[3]: f.detail for f in findings}
     ten = "filter?" + "&".join(f"f{i}=1" for i in range(1, 11))
     longs = [p for p in by_page if p.startswith("long/")]
-    assert len(findings) == 3
-    assert set(by_page) == {"blog/blog/", ten, *longs}
+    assert len(findings) == 4
+    assert set(by_page) == {"blog/blog/", "go/go/", ten, *longs}
+    assert by_page["go/go/"].startswith("relative link spiral: /go/go/go/")
     assert by_page["blog/blog/"].startswith("relative link spiral: /blog/blog/blog/")
     assert "too_many_parameters" in by_page[ten]
     assert len(longs) == 1
@@ -147,11 +157,12 @@ async def test_audit_traps_soft_404_spiral_is_cut_counted_and_reported(tmp_path:
 
     # The report counts the rule's findings; the Overview says what was not followed.
     report = {r["id"]: r["count"] for r in report_data(out)["rules"]}
-    assert report["link-to-crawler-trap"] == 3
+    assert report["link-to-crawler-trap"] == 4
     export_crawl(out, csv_dir=tmp_path / "csv")
     with (tmp_path / "csv" / "overview.csv").open(newline="", encoding="utf-8") as fh:
         overview = {row[0]: row[1] for row in csv.reader(fh) if len(row) >= 2}
-    for reason in ("repeated_path_segment", "too_many_parameters", "url_too_long"):
+    assert overview["Links not followed: trap: repeated_path_segment"] == "2"
+    for reason in ("too_many_parameters", "url_too_long"):
         assert overview[f"Links not followed: trap: {reason}"] == "1"
 
 
@@ -169,13 +180,13 @@ def _contents(path: Path) -> tuple[list[tuple[object, ...]], list[tuple[object, 
 
 
 async def test_audit_traps_resumed_crawl_skips_the_same_traps(tmp_path: Path) -> None:
-    """Cut inside the level that first links into the spiral (/blog/blog/ is page 8, the
+    """Cut inside the level that first links into the spiral (/blog/blog/ is page 9, the
     next level's candidates then come from the crawl file), then resumed: the same pages,
     links and trap counts as one uninterrupted crawl, and the spiral still not asked for."""
     whole, cut = tmp_path / "whole.db", tmp_path / "cut.db"
     async with _site() as (port, asked):
         await _run(port, whole, parse_process=True)
-        first = await _run(port, cut, max_pages=9)
+        first = await _run(port, cut, max_pages=10)
         assert first.cut_short == "max_pages"
         conn = sqlite3.connect(cut)
         try:
@@ -187,13 +198,13 @@ async def test_audit_traps_resumed_crawl_skips_the_same_traps(tmp_path: Path) ->
             ]
         finally:
             conn.close()
-        assert level_2 == [(8, "/blog/blog/", "done"), (9, "/blog/post-1", "done"),
-                           (10, "/filter?f1=1", "queued")]  # fmt: skip
+        assert level_2 == [(9, "/blog/blog/", "done"), (10, "/blog/post-1", "done"),
+                           (11, "/filter?f1=1", "queued")]  # fmt: skip
         resumed = await _run(port, cut, resume=True)
     assert resumed.cut_short == ""
     assert _contents(cut) == _contents(whole)
     assert json.loads(_contents(cut)[2]) == {
-        "trap: repeated_path_segment": 1, "trap: too_many_parameters": 1,
+        "trap: repeated_path_segment": 2, "trap: too_many_parameters": 1,
         "trap: url_too_long": 1,
     }  # fmt: skip
     assert not any("/blog/blog/blog/" in p for p in asked)
