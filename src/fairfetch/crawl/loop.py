@@ -808,12 +808,17 @@ class Crawler:
             log.exception("fetch of %s raised", feed.url)
             await self._internal_error(job, exc)
             return Feedback()
+        host = host_of(result.final_url or feed.url)
+        self.trust.observe(host, result.address)
         delay = self.fetcher.robots.known_crawl_delay(feed.url)
         if delay and self._dispatcher is not None:
             # This host's own delay: a sibling host's shorter one never shortens the key's gap.
-            self._dispatcher.set_gap(self._key_for(feed), delay, host=feed.url)
-        host = host_of(result.final_url or feed.url)
-        self.trust.observe(host, result.address)
+            # A gap is the key's: a member of a platform's key by its own say (a Crawl-delay of
+            # a day) does not space the platform's other feeds, as its Retry-After does not
+            # pause them (net/platform_trust.py).
+            key, own = self._key_for(feed), host_of(feed.url)
+            if self.trust.binds_key(key, own, result.address if host == own else None):
+                self._dispatcher.set_gap(key, delay, host=feed.url)
         feedback = self._feedback(result)
         if result.throttled and result.retry_after:
             if self.trust.binds_key(feed.politeness_key, host, result.address):
