@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from fairfetch.audit.crawler import CrawlOptions, crawl_site
 from fairfetch.audit.pagerows import Fetched
 from fairfetch.audit.rules import CATALOGUE, Thresholds, run_rules
-from fairfetch.audit.traps import TrapLimits, describe, trap_reason
+from fairfetch.audit.traps import MAX_RUN, TrapLimits, describe, repeated_run, trap_reason
 from fairfetch.audit.urls import resolve_link
 from fairfetch.audit.view import load_view
 from fairfetch.config import Settings
@@ -147,6 +147,43 @@ def test_audit_traps_a_relative_link_spiral_ends(
     else:
         pytest.fail(f"spiral never cut: {url}")
     assert crawled <= 3 + len(base)
+
+
+def _naive_repeated_run(path: str, times: int) -> tuple[str, ...] | None:
+    """Every period, every start, by slices: what repeated_run must agree with."""
+    segs = [s for s in path.split("/") if s]
+    for period in range(1, min(len(segs) // times, MAX_RUN) + 1):
+        for i in range(len(segs) - times * period + 1):
+            unit = segs[i : i + period]
+            if all(segs[i + k * period : i + (k + 1) * period] == unit for k in range(times)):
+                return tuple(unit)
+    return None
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    segs=st.lists(st.sampled_from(["a", "b", "c"]), max_size=40),
+    times=st.integers(min_value=2, max_value=4),
+)
+def test_audit_traps_repeated_run_agrees_with_the_naive_search(
+    segs: list[str], times: int
+) -> None:
+    path = "/" + "/".join(segs) + "/"
+    fast, naive = repeated_run(path, times), _naive_repeated_run(path, times)
+    assert (fast is None) == (naive is None)
+    if fast is not None and naive is not None:
+        assert len(fast) == len(naive)  # the shortest period is found by both
+
+
+def test_audit_traps_a_long_path_without_a_cube_is_followed() -> None:
+    """Some thousand one-letter segments in Thue-Morse order never repeat three times in a row
+    (the search over every period used to be the expensive case): not a spiral."""
+    thue_morse = ["ab"[bin(i).count("1") % 2] for i in range(980)]
+    url = S + "/" + "/".join(thue_morse)
+    assert len(url) + len("/z/z/z") <= 2000
+    assert trap_reason(url, LIMITS) is None
+    # One more segment doubled three times somewhere is found, however deep.
+    assert trap_reason(url + "/z/z/z", LIMITS) == "repeated_path_segment"
 
 
 def test_audit_traps_describe_names_the_reason() -> None:
