@@ -79,6 +79,22 @@ def crawl(
             help="Parse and write in a second process (default: when two cores are available)",
         ),
     ] = None,
+    trap_max_url_length: Annotated[
+        int,
+        typer.Option("--trap-max-url-length", min=0, help="Crawler traps: do not follow an "
+                     "internal URL longer than N characters (0: no limit)"),
+    ] = 2000,
+    trap_max_repeats: Annotated[
+        int,
+        typer.Option("--trap-max-repeats", min=0, help="Crawler traps: do not follow an "
+                     "internal URL repeating a path segment N times in a row, /blog/blog/blog/ "
+                     "(at least 2; 0: no limit)"),
+    ] = 3,
+    trap_max_parameters: Annotated[
+        int,
+        typer.Option("--trap-max-parameters", min=0, help="Crawler traps: do not follow an "
+                     "internal URL with more than N query parameters"),
+    ] = 10,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar, no summary")
     ] = False,
@@ -96,6 +112,9 @@ def crawl(
         max_pages=max_pages, max_depth=max_depth, registrable_domain=domain, resume=resume,
         concurrency=concurrency, max_externals=max_externals, use_sitemaps=not no_sitemaps,
         parse_process=parse_process,
+        trap_max_url_length=trap_max_url_length or None,
+        trap_max_segment_repeats=trap_max_repeats or None,
+        trap_max_parameters=trap_max_parameters,
     )  # fmt: skip
     progress = Progress(
         TextColumn("[bold]audit[/bold]"), BarColumn(), MofNCompleteColumn(),
@@ -118,9 +137,11 @@ def crawl(
     with progress:
         stats = asyncio.run(crawl_site(url, out, settings, options, progress=on_progress))
     if not quiet:
+        traps = {k: n for k, n in stats.links_skipped.items() if k.startswith("trap: ")}
         console.print(
             f"{stats.pages_done} pages, {stats.externals_checked} URLs status-checked"
             + (f", not checked: {stats.not_checked}" if stats.not_checked else "")
+            + (f", not followed (crawler traps): {traps}" if traps else "")
             + (f" — cut short by {stats.cut_short}" if stats.cut_short else "")
             + f" → {out}",
             markup=False,
