@@ -26,7 +26,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from protego import Protego
 
@@ -186,6 +186,8 @@ class _Crawl:
         self.trap_limits = options.trap_limits()
         #: Internal URLs not followed as crawler traps (each counted once).
         self.trapped: set[str] = set()
+        #: This run continues a crawl file that has pages (its counts start from the file's).
+        self.resumed = False
 
     # --- probes ------------------------------------------------------------------------------
     def _probe_limit(self, host: str) -> int:
@@ -203,11 +205,13 @@ class _Crawl:
         if not reg.accepted:
             if reg.reason == "over_cap":
                 self._count_not_checked("over_cap")
+                ops: list[tuple[str, Any]] = [("count", ("not_checked", {"over_cap": 1}))]
                 if external_row:
-                    await self.sink.put(
+                    ops.append((
                         "external_result",
                         (url, kind, None, None, None, None, None, None, "over_cap"),
-                    )
+                    ))  # fmt: skip
+                await self.sink.put("ops", ops)
             return
         self.probe_kinds[url] = {kind}
         if external_row:
@@ -294,23 +298,28 @@ class _Crawl:
             error = f"throttled: {result.status}" + (f" (Retry-After {after})" if after else "")
         else:
             self.stats.externals_checked += 1
+        # The check's rows and the count of its reason, in one transaction (see
+        # CrawlFile.write_batch: counts travel with what they count).
+        ops: list[tuple[str, Any]] = []
+        if not_checked:
+            ops.append(("count", ("not_checked", {not_checked: 1})))
         if not internal or "redirect" in kinds:
             hops = json.dumps([{"url": h.url, "status": h.status} for h in result.hops])
             via = next((k for k in _VIA_ORDER if k in kinds), "link")
-            await self.sink.put(
+            ops.append((
                 "external_result",
                 (url, via, result.status, result.final_url, hops, error, method,
                  None if not_checked else now, not_checked),
-            )
+            ))  # fmt: skip
         size_header = result.headers.get("content-length")
         size = int(size_header) if size_header and size_header.isdigit() else None
         ctype = result.headers.get("content-type")
         if "image" in kinds:
-            await self.sink.put("image_result", (result.status, ctype, size, error, now, url))
+            ops.append(("image_result", (result.status, ctype, size, error, now, url)))
         if "resource" in kinds:
-            await self.sink.put(
-                "resource_result", (result.status, ctype, size, error, now, url)
-            )
+            ops.append(("resource_result", (result.status, ctype, size, error, now, url)))
+        if ops:
+            await self.sink.put("ops", ops)
 
     # --- robots and sitemaps -----------------------------------------------------------------
     def _apply_robots(self, body: str) -> list[str]:
@@ -629,7 +638,7 @@ class _Crawl:
         if reason is None:
             return False
         self.trapped.add(url)
-        key = f"trap: {reason}"
+        key = _TRAP + reason
         self.stats.links_skipped[key] = self.stats.links_skipped.get(key, 0) + 1
         return True
 
@@ -670,6 +679,7 @@ class _Crawl:
                 )
             await self._flush()  # the writer is idle from here on: one writer at a time
             await self.sink.finalize()
+            self._counts_of_the_file()
             # Last: a file with finished_at is complete (in_sitemap, redirect far ends known).
             self.cf.set_meta(
                 finished_at=_now(),
@@ -686,6 +696,31 @@ class _Crawl:
             for task in [*self.probe_tasks, *self.built_tasks]:
                 task.cancel()
             await self.sink.aclose()
+
+    def _counts_of_the_file(self) -> None:
+        """What was not followed or not checked, for the whole crawl file: a resumed crawl's
+        own counts miss what came before the kill. The writer added the counts of links and
+        checks to the file with the rows they count (CrawlFile.write_batch); crawler traps are
+        a decision on the URL alone, asked again of what the file's pages found when this run
+        resumed one (in a crawl of one run, its count is that already)."""
+        meta = self.cf.get_meta()
+        skipped = {
+            k: n for k, n in json.loads(meta.get("links_skipped") or "{}").items()
+            if not k.startswith(_TRAP)
+        }  # fmt: skip
+        if self.resumed:
+            contains = self.scope.contains
+            for url in self.cf.targets_not_crawled():
+                reason = trap_reason(url, self.trap_limits) if contains(url) else None
+                if reason is not None:
+                    key = _TRAP + reason
+                    skipped[key] = skipped.get(key, 0) + 1
+        else:
+            skipped.update(
+                (k, n) for k, n in self.stats.links_skipped.items() if k.startswith(_TRAP)
+            )
+        self.stats.links_skipped = skipped
+        self.stats.not_checked = json.loads(meta.get("not_checked") or "{}")
 
     async def _register_uncrawled_redirect_targets(self) -> None:
         rows = self.cf.conn.execute(
@@ -710,6 +745,7 @@ class _Crawl:
     async def _crawl_levels(self, sitemaps: asyncio.Task[bool]) -> None:
         sitemap_level_done = False
         if self.options.resume and self._load_state():
+            self.resumed = True
             level = max(lvl for _, _, lvl, _, _ in self.cf.pages_index())
             sitemap_level_done = bool(
                 self.cf.conn.execute("SELECT 1 FROM pages WHERE source='sitemap'").fetchone()
@@ -805,6 +841,8 @@ class _Crawl:
         return True
 
 
+#: The key prefix of crawler traps' counts in ``links_skipped`` ("trap: url_too_long").
+_TRAP = "trap: "
 #: Requests in flight to the audited site, at most (``--concurrency``; the default,
 #: ``per_host_in_flight``, is held to it too).
 MAX_CONCURRENCY = 1024

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -246,12 +246,19 @@ class CrawlFile:
 
         Kinds: ``queue`` (rows for _QUEUE_SQL), ``page`` (a PageWrite tuple), ``redirect``,
         ``external`` (register), ``external_result``, ``image_result``, ``resource_result``,
-        ``robots``, ``sitemap``, ``sitemap_urls``, ``meta`` (key, value). Grouping by statement
-        lets executemany do the work; the order of kinds inside a batch does not matter because
+        ``robots``, ``sitemap``, ``sitemap_urls``, ``meta`` (key, value), ``count`` (a meta
+        key holding a JSON object of counts, and counts to add to it: ``links_skipped``,
+        ``not_checked``), ``ops`` (a list of operations that must land in one transaction: a
+        status check's row and the count of its reason). Grouping by statement lets
+        executemany do the work; the order of kinds inside a batch does not matter because
         every statement is an upsert on its own unique index.
+
+        Counts travel with what they count, in its transaction: a crawl killed and resumed
+        counts everything once (counts kept in the crawl's memory lost what came before the
+        kill, and the Overview showed the resumed part alone).
         """
         grouped: dict[str, list[Any]] = {}
-        for kind, payload in ops:
+        for kind, payload in _flatten(ops):
             if kind == "page":
                 page_row, links, images, page_images, resources, page_resources = payload
                 grouped.setdefault("page", []).append(page_row)
@@ -302,10 +309,25 @@ class CrawlFile:
                 rows = grouped.get(kind)
                 if rows:
                     conn.executemany(sql[kind], rows)
+            if "count" in grouped:
+                self._add_counts(grouped["count"])
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+
+    def _add_counts(self, counts: Sequence[tuple[str, Mapping[str, int]]]) -> None:
+        totals: dict[str, dict[str, int]] = {}
+        for key, add in counts:
+            into = totals.setdefault(key, {})
+            for reason, n in add.items():
+                into[reason] = into.get(reason, 0) + n
+        for key, add in totals.items():
+            row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            held: dict[str, int] = json.loads(row[0]) if row and row[0] else {}
+            for reason, n in add.items():
+                held[reason] = held.get(reason, 0) + n
+            self.set_meta(**{key: held})
 
     # --- reading for resume ------------------------------------------------------------------
     def has_pages(self) -> bool:
@@ -339,6 +361,17 @@ class CrawlFile:
             "GROUP BY url ORDER BY MIN(k)",
             (lo, hi),
         ).fetchall()
+
+    def targets_not_crawled(self) -> Iterator[str]:
+        """Each internal link target and redirect destination that is no page: what the
+        crawl found and did not follow (the candidates of next_level_candidates, every
+        level at once)."""
+        for (url,) in self.conn.execute(
+            "SELECT url FROM (SELECT to_url AS url FROM links WHERE internal = 1"
+            " UNION SELECT redirect_to FROM pages WHERE redirect_to IS NOT NULL) c"
+            " WHERE NOT EXISTS (SELECT 1 FROM pages p WHERE p.url = c.url)"
+        ):
+            yield url
 
     def asset_ids(self, table: str) -> dict[str, int]:
         if table not in ("images", "resources"):
@@ -465,6 +498,14 @@ class CrawlFile:
                 page_next[url] = redirect_to
                 todo.append(redirect_to)
         return page_status, page_next
+
+
+def _flatten(ops: Iterable[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:
+    for kind, payload in ops:
+        if kind == "ops":
+            yield from _flatten(payload)
+        else:
+            yield kind, payload
 
 
 def _resolve_chain(

@@ -113,8 +113,12 @@ class InProcessSink:
 
     async def submit_page(self, page_id: int, fetched: Fetched) -> asyncio.Future[Built]:
         built = self.builder.build(page_id, fetched)
-        for kind, payload in built.ops:
-            await self.writer.put(kind, payload)
+        # One item: the page's rows, and the count of the links it did not follow, land in one
+        # transaction (a batch boundary between them lost the count to a kill).
+        ops = list(built.ops)
+        if built.skipped:
+            ops.append(("count", ("links_skipped", built.skipped)))
+        await self.writer.put("ops", ops)
         done: asyncio.Future[Built] = asyncio.get_running_loop().create_future()
         done.set_result(Built([], built.probes, built.rows, built.skipped, built.found, page_id))
         return done
@@ -182,6 +186,8 @@ def _sink_main(
                 for page_id, fetched in msg[1]:
                     built = builder.build(page_id, fetched)
                     ops.extend(built.ops)
+                    if built.skipped:  # counted in the page's own transaction
+                        ops.append(("count", ("links_skipped", built.skipped)))
                     replies.append(
                         (page_id, built.probes, built.rows, built.skipped, built.found)
                     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import signal
@@ -130,3 +131,12 @@ def test_audit_resume_after_sigkill_equals_clean_run(tmp_path: Path) -> None:
         assert len(a[table]) == len(b[table]), table
         assert a[table] == b[table], table
     assert len(a["pages"]) > PAGES
+    # The counts of what was not followed or not checked cover the whole crawl, the part
+    # before the kill too (the Overview sheet shows them).
+    counted = ("links_skipped", "not_checked")
+    ma, mb = (dict(sqlite3.connect(p).execute(
+        "SELECT key, value FROM meta WHERE key IN (?, ?)", counted).fetchall())
+        for p in (clean, killed))  # fmt: skip
+    assert json.loads(ma["links_skipped"]), "the site has links not followed: a case to count"
+    for key in counted:
+        assert json.loads(mb[key]) == json.loads(ma[key]), key
