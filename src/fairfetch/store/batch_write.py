@@ -439,6 +439,12 @@ def _feed_updates(
         changes = {k: v for k, v in w.feed_changes.items() if k != "url"}
         if w.feed_id in moved:
             changes["url"] = moved[w.feed_id]
+        elif "url" in w.feed_changes and not str(changes.get("politeness_key")).startswith(
+            "backend:"
+        ):
+            # The move was refused (_moves): the feed stays, on its own domain's key, not on
+            # the target's that came with the move (a backend's key names no URL: it stands).
+            changes.pop("politeness_key", None)
         inc = len(new_ids.get(w.feed_id, ()))
         counts = w.outcome in _COUNTED
         new_newest = newest.get(w.feed_id)
