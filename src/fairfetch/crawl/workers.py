@@ -19,6 +19,8 @@ def shareable(url: str) -> bool:
 
 def warm_up(url: str | None) -> None:
     """Import (and for the writer, open the store) before the first real task arrives."""
+    # Unpickled with every write: imported here, not on the first batch.
+    import fairfetch.crawl.redecide
     import fairfetch.feeds.parse  # noqa: F401
 
     if url is not None and url not in _STORES:

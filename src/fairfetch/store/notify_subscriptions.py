@@ -597,12 +597,12 @@ def _lock_pair(conn: sa.Connection, src: int, target: int, *, skip_busy: bool) -
     same items to the other feed, and the second failed on the first's copy (a unique
     violation, after waiting for it), or, reading after the other's commit, found the reader
     "already" on the other feed and ended the subscription just moved there. The pass takes
-    ``FOR UPDATE SKIP LOCKED``: a crawl writing either feed holds ``FOR KEY SHARE`` on it from
-    the start of its write, so the pass never waits for a crawl (the crawl moves its duplicate's
-    readers itself; the next pass takes the rest), and a crawl that starts while the pass holds
-    them waits at its start, before it has written anything, then reads the pass's result. The
-    crawl takes ``FOR NO KEY UPDATE`` on both (waiting), before it carries any entry to the
-    other feed."""
+    ``FOR UPDATE SKIP LOCKED``: a crawl writing either feed holds ``FOR NO KEY UPDATE`` on it
+    from the start of its write (batch_write._lock_feeds), so the pass never waits for a crawl
+    (the crawl moves its duplicate's readers itself; the next pass takes the rest), and a crawl
+    that starts while the pass holds them waits at its start, before it has written anything,
+    then reads the pass's result. The crawl takes ``FOR NO KEY UPDATE`` on both (waiting),
+    before it carries any entry to the other feed."""
     if conn.dialect.name != "postgresql":
         return True
     q = sa.select(feeds.c.id).where(feeds.c.id.in_((src, target))).order_by(feeds.c.id)

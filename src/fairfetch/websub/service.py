@@ -32,7 +32,8 @@ from urllib.parse import urlsplit
 
 from fairfetch.config import Settings
 from fairfetch.errors import FairfetchError
-from fairfetch.net.politeness_keys import politeness_key
+from fairfetch.net.platform_trust import PlatformTrust
+from fairfetch.net.politeness_keys import host_of, politeness_key
 from fairfetch.net.retry_after import DEFAULT_RETRY_AFTER
 from fairfetch.store import SqlStore
 from fairfetch.store import websub_repo as repo
@@ -218,6 +219,14 @@ class WebSubService:
             return None
         now = self.clock()
         until = now + timedelta(seconds=result.retry_after or DEFAULT_RETRY_AFTER)
+        # A feed on a platform's key by its own say must not pause the platform (see
+        # net/platform_trust.py): its discovery waits, the platform's other feeds do not.
+        trust = self.crawler.trust if self.crawler is not None else PlatformTrust()
+        host = host_of(result.final_url or feed.url)
+        trust.observe(host, result.address)
+        if not trust.binds_key(feed.politeness_key, host, result.address):
+            return (f"not asked yet: the publisher throttled the discovery GET "
+                    f"({result.status}) until {until:%Y-%m-%dT%H:%M:%SZ}")
         await self._db(save_key_pauses, self.store, {feed.politeness_key: until}, now)
         return (f"not asked yet: the publisher throttled the discovery GET ({result.status}); "
                 f"politeness key {feed.politeness_key} paused until {until:%Y-%m-%dT%H:%M:%SZ}")
