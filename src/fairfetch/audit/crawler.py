@@ -184,8 +184,8 @@ class _Crawl:
         self.built_count = 0
         self.robots_row: tuple[str, int | None, str, str | None] | None = None
         self.trap_limits = options.trap_limits()
-        #: Internal URLs not followed as crawler traps (each counted once).
-        self.trapped: set[str] = set()
+        #: Internal URLs not followed as crawler traps, with the reason (each counted once).
+        self.trapped: dict[str, str] = {}
         #: This run continues a crawl file that has pages (its counts start from the file's).
         self.resumed = False
 
@@ -204,6 +204,9 @@ class _Crawl:
         reg = self.probes.register(url, capped=external_row)
         if not reg.accepted:
             if reg.reason == "over_cap":
+                # Known from now on: another link to it is not a second URL not checked (its
+                # externals row is one; a resumed crawl preloads it from that row).
+                self.probe_kinds[url] = {kind}
                 self._count_not_checked("over_cap")
                 ops: list[tuple[str, Any]] = [("count", ("not_checked", {"over_cap": 1}))]
                 if external_row:
@@ -637,7 +640,7 @@ class _Crawl:
         reason = trap_reason(url, self.trap_limits)
         if reason is None:
             return False
-        self.trapped.add(url)
+        self.trapped[url] = reason
         key = _TRAP + reason
         self.stats.links_skipped[key] = self.stats.links_skipped.get(key, 0) + 1
         return True
@@ -716,9 +719,13 @@ class _Crawl:
                     key = _TRAP + reason
                     skipped[key] = skipped.get(key, 0) + 1
         else:
-            skipped.update(
-                (k, n) for k, n in self.stats.links_skipped.items() if k.startswith(_TRAP)
-            )
+            # A trap URL a sitemap also lists is crawled from there (a list someone wrote is
+            # finite): it was not skipped after all.
+            known = self.page_ids
+            for url, reason in self.trapped.items():
+                if url not in known:
+                    key = _TRAP + reason
+                    skipped[key] = skipped.get(key, 0) + 1
         self.stats.links_skipped = skipped
         self.stats.not_checked = json.loads(meta.get("not_checked") or "{}")
 
