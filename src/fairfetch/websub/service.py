@@ -135,6 +135,10 @@ class WebSubService:
         #: feed id -> when discovery last found no hub there (in memory: at worst one GET per
         #: feed per restart, instead of one per upkeep pass).
         self._no_hub: dict[int, datetime] = {}
+        #: feed id -> until when its publisher throttled the discovery GET, for a feed whose
+        #: pause binds no key (a member of a platform's key by its own say): only it waits, and
+        #: it does (in memory, as _no_hub: at worst one GET per restart, not one per pass).
+        self._discovery_held: dict[int, datetime] = {}
         self._pending_work = asyncio.Event()
         #: Deliveries processed by this object so far, and a condition to wait on it (tests,
         #: benchmarks: no sleeping for synchronisation).
@@ -225,11 +229,20 @@ class WebSubService:
         host = host_of(result.final_url or feed.url)
         trust.observe(host, result.address)
         if not trust.binds_key(feed.politeness_key, host, result.address):
+            self._discovery_held[feed.id] = until
             return (f"not asked yet: the publisher throttled the discovery GET "
                     f"({result.status}) until {until:%Y-%m-%dT%H:%M:%SZ}")
         await self._db(save_key_pauses, self.store, {feed.politeness_key: until}, now)
         return (f"not asked yet: the publisher throttled the discovery GET ({result.status}); "
                 f"politeness key {feed.politeness_key} paused until {until:%Y-%m-%dT%H:%M:%SZ}")
+
+    def _held_until(self, feed_id: int) -> datetime | None:
+        """Until when this feed's own throttled discovery GET waits (see _throttled_by)."""
+        until = self._discovery_held.get(feed_id)
+        if until is not None and until <= self.clock():
+            del self._discovery_held[feed_id]
+            return None
+        return until
 
     async def _subscribe_found(self, found: Discovery, feed_id: int | None) -> SubscribeOutcome:
         """Subscribe to what discovery found: its rel=self topic at its first hub."""
@@ -279,6 +292,11 @@ class WebSubService:
                                     f"not asked yet: politeness key {feed.politeness_key} is "
                                     f"paused (Retry-After) until {until:%Y-%m-%dT%H:%M:%SZ}",
                                     deferred=True)
+        held = self._held_until(feed.id)
+        if held is not None:
+            return SubscribeOutcome(feed.url, Discovery((), None, None), None,
+                                    f"not asked yet: the publisher throttled the discovery GET "
+                                    f"until {held:%Y-%m-%dT%H:%M:%SZ}", deferred=True)
         found, detail, result = await self._discover(feed.url)
         throttled = await self._throttled_by(feed, result)
         if throttled is not None:
@@ -388,7 +406,7 @@ class WebSubService:
             return False  # no hub advertised now (or unknown): keep what we have
         if sub.hub_url in feed.hub_urls and feed.self_url in (None, sub.topic_url):
             return False
-        if await self._key_pauses([feed], self.clock()):
+        if await self._key_pauses([feed], self.clock()) or self._held_until(feed.id):
             return False  # no GET on a paused key: looked at again at the next renewal or retry
         found, _, result = await self._discover(feed.url)
         if await self._throttled_by(feed, result) is not None:
