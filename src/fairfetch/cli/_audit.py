@@ -93,7 +93,7 @@ def crawl(
     trap_max_parameters: Annotated[
         int,
         typer.Option("--trap-max-parameters", min=0, help="Crawler traps: do not follow an "
-                     "internal URL with more than N query parameters"),
+                     "internal URL with more than N query parameters (0: no limit)"),
     ] = 10,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar, no summary")
@@ -114,7 +114,9 @@ def crawl(
         parse_process=parse_process,
         trap_max_url_length=trap_max_url_length or None,
         trap_max_segment_repeats=trap_max_repeats or None,
-        trap_max_parameters=trap_max_parameters,
+        # 0 is no limit for each of the three, as a user reads it ("more than 0 parameters"
+        # would keep out every URL with a query).
+        trap_max_parameters=trap_max_parameters or None,
     )  # fmt: skip
     progress = Progress(
         TextColumn("[bold]audit[/bold]"), BarColumn(), MofNCompleteColumn(),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -28,13 +28,15 @@ async def _handle(request: web.Request) -> web.Response:
 
 
 @contextmanager
-def _site() -> Iterator[int]:
+def _site(
+    handler: Callable[[web.Request], Awaitable[web.Response]] = _handle,
+) -> Iterator[int]:
     loop = asyncio.new_event_loop()
     port: list[int] = []
     ready, stop = threading.Event(), asyncio.Event()
 
     async def serve() -> None:
-        async with loopback_server(_handle) as p:
+        async with loopback_server(handler) as p:
             port.append(p)
             ready.set()
             await stop.wait()
@@ -76,3 +78,20 @@ def test_cli_audit_crawl_trap_flags_reach_the_crawl(tmp_path: Path) -> None:
     assert "crawler traps" not in off
     assert "5 pages" in five
     assert "crawler traps" in five
+
+
+async def _query_site(request: web.Request) -> web.Response:
+    if request.path in ("/robots.txt", "/sitemap.xml"):
+        return web.Response(status=404)
+    links = '<a href="/q?a=1">q</a>' if request.path == "/" else ""
+    return web.Response(text=f"<html><head><title>t</title></head><body>{links}</body></html>",
+                        content_type="text/html")
+
+
+def test_cli_audit_crawl_trap_max_parameters_0_is_no_limit(tmp_path: Path) -> None:
+    """0 turns each of the three tests off: "more than 0 parameters" kept out every URL with
+    a query."""
+    with _site(_query_site) as port:
+        out = _crawl(port, tmp_path / "q.crawl", "--trap-max-parameters", "0")
+    assert "2 pages" in out
+    assert "crawler traps" not in out
