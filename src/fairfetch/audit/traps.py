@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass
 
 __all__ = [
     "MAX_RUN",
+    "NUMBER",
     "REASONS",
     "TrapLimits",
     "describe",
@@ -93,6 +94,10 @@ def _path_and_query(url: str) -> tuple[str, str]:
 MAX_RUN = 16
 
 
+#: How a number stands in a run of segments whose numbers differ (a pager's spiral).
+NUMBER = "N"
+
+
 def repeated_run(path: str, times: int) -> tuple[str, ...] | None:
     """The first run of path segments (at most MAX_RUN long) that appears ``times`` times in
     a row, or None.
@@ -100,11 +105,28 @@ def repeated_run(path: str, times: int) -> tuple[str, ...] | None:
     Empty segments (``//``, a trailing ``/``) are not segments: /blog/blog/blog/ is "blog"
     three times. Shortest run first. A run of p segments repeated k times is (k - 1) * p
     segments in a row each equal to the one p places after it: one pass per period.
+
+    A run holding a word and numbers also repeats when only its numbers differ: a theme's
+    relative pager link (``href="page/3/"``) on a soft-404 server makes
+    /blog/page/2/page/3/page/4/, "page/N" three times (with N for the numbers). Numbers alone
+    never make such a run: /2026/12/01/ is a date, not a spiral; and words must repeat as
+    they are: /tag/a/tag/b/tag/c is a facet path.
     """
     segs = [s for s in path.split("/") if s]
     n = len(segs)
     if times < 2 or n < times or len(set(segs)) == n:
         return None  # a run repeated needs at least one segment seen twice
+    found = _run(segs, times)
+    if found is not None:
+        return found
+    shape = [NUMBER if s.isdigit() else s for s in segs]
+    if shape == segs:
+        return None
+    return _run(shape, times, needs_word=True)
+
+
+def _run(segs: list[str], times: int, needs_word: bool = False) -> tuple[str, ...] | None:
+    n = len(segs)
     for period in range(1, min(n // times, MAX_RUN) + 1):
         need = (times - 1) * period
         matched = 0
@@ -113,7 +135,10 @@ def repeated_run(path: str, times: int) -> tuple[str, ...] | None:
                 matched += 1
                 if matched == need:
                     start = i - need + 1
-                    return tuple(segs[start : start + period])
+                    run = tuple(segs[start : start + period])
+                    if not needs_word or any(s != NUMBER for s in run):
+                        return run
+                    matched -= 1  # numbers alone: look on (a longer run may hold a word)
             else:
                 matched = 0
     return None
