@@ -45,8 +45,10 @@ class PlatformTrust:
     def observe(self, host: str, address: str | None) -> None:
         """``host`` answered from ``address``: remembered if it is a platform's own."""
         key = platform_of_host(host)
-        net = _network(address) if address else None
-        if key is None or net is None:
+        if key is None or not address:
+            return  # most answers: no address parsed (this runs for every fetch)
+        net = _network(address)
+        if net is None:
             return
         seen = self._networks.setdefault(key, OrderedDict())
         seen[net] = None
