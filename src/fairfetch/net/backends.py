@@ -93,25 +93,6 @@ _FINGERPRINTS: tuple[tuple[str, tuple[Callable[[Headers], bool], ...], re.Patter
 #: Every backend key detect_backend can return.
 BACKENDS = tuple(f"backend:{name}" for name, _, _ in _FINGERPRINTS)
 
-#: CNAME targets of custom domains, by platform (a suffix match on the canonical name).
-_CNAME_SUFFIXES: tuple[tuple[str, str], ...] = (
-    ("letterbox.test", "letterbox"),
-    ("substack-custom-domains.com", "substack"),
-    ("substack.com", "substack"),
-    ("ghost.io", "ghost"),
-    ("beehiiv.com", "beehiiv"),
-    ("buttondown.email", "buttondown"),
-    ("buttondown.com", "buttondown"),
-    ("wordpress.com", "wordpress.com"),
-    ("wp.com", "wordpress.com"),
-    ("ghs.google.com", "blogger"),
-    ("ghs.googlehosted.com", "blogger"),
-    ("blogspot.com", "blogger"),
-    ("medium.com", "medium"),
-    ("domains.tumblr.com", "tumblr"),
-)
-
-
 #: The platforms' own hostnames (``<publication>.substack.com``), by platform: a response from
 #: one of them is the platform's whatever it claims (net/platform_trust.py).
 _OWN_SUFFIXES: tuple[tuple[str, str], ...] = (
@@ -126,6 +107,16 @@ _OWN_SUFFIXES: tuple[tuple[str, str], ...] = (
     ("blogger.com", "blogger"),
     ("medium.com", "medium"),
     ("tumblr.com", "tumblr"),
+)
+
+#: CNAME targets of custom domains, by platform (a suffix match on the canonical name): the
+#: platforms' own hostnames, and the names that exist only as such targets.
+_CNAME_SUFFIXES: tuple[tuple[str, str], ...] = (
+    *_OWN_SUFFIXES,
+    ("substack-custom-domains.com", "substack"),
+    ("wp.com", "wordpress.com"),
+    ("ghs.google.com", "blogger"),
+    ("ghs.googlehosted.com", "blogger"),
 )
 
 

@@ -396,9 +396,9 @@ class SqlStore:
         race raises after the last attempt.
 
         On PostgreSQL two batches that share feeds (`feeds refresh --all` takes no claim, and
-        writes beside a pass) lock the feeds' rows each in its own order, and the server
-        breaks a deadlock between them by failing one: that batch too is written again, once
-        the other has committed."""
+        writes beside a pass) lock those rows in id order, so the second waits for the first;
+        a batch the server fails on a deadlock all the same (another transaction locking feeds
+        in another order) is written again, once the other has committed."""
         for attempt in range(1, _WRITE_ATTEMPTS + 1):
             try:
                 with self.engine.begin() as conn:
