@@ -903,6 +903,9 @@ async def crawl_site(
     path = Path(out)
     if path.is_dir():  # noqa: ASYNC240 (one stat before the crawl)
         raise AuditError(f"{str(path)!r} is a directory: name the crawl file in it")
+    if not path.parent.is_dir():
+        # SQLite's own word for it is "unable to open database file", which names no cause.
+        raise AuditError(f"{str(path)!r}: directory {str(path.parent)!r} does not exist")
     created = not path.exists()  # noqa: ASYNC240 (one stat before the crawl)
     if not created and not options.resume:
         raise AuditError(f"{str(path)!r} exists: pass --resume to continue it, or remove it")
