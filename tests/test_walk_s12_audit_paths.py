@@ -34,3 +34,16 @@ def test_walk_s12_audit_cli_crawl_out_in_a_missing_directory(tmp_path: Path) -> 
     assert result.exit_code == 2
     assert "does not exist" in result.output
     assert "unable to open database file" not in result.output
+
+
+@pytest.mark.parametrize("command", [["report"], ["export", "--csv", "out-csv"]])
+def test_walk_s12_audit_directory_given_as_the_crawl_file(
+    tmp_path: Path, command: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "site-csv").mkdir()
+    result = CliRunner().invoke(app, ["audit", command[0], "site-csv", *command[1:]], env=_ENV)
+    assert result.exit_code == 2
+    assert "'site-csv' is a directory" in result.output
+    assert "unable to open database file" not in result.output
+    assert not (tmp_path / "out-csv").exists()

@@ -170,6 +170,9 @@ class CrawlFile:
         self.path = Path(path)
         if (not create or read_only) and not self.path.exists():
             raise AuditError(f"crawl file {str(self.path)!r} does not exist")
+        if self.path.is_dir():
+            # SQLite says "unable to open database file", which names no cause.
+            raise AuditError(f"crawl file {str(self.path)!r} is a directory, not a crawl file")
         try:
             self.conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             if read_only:
