@@ -107,6 +107,11 @@ def crawl(
         raise InputError(url, "not an http(s) URL with a host")
     if Path(out).is_dir():
         raise InputError(str(out), "is a directory: name the crawl file in it (DIR/site.crawl)")
+    if trap_max_repeats == 1:
+        # Said here in the option's own name: the library's error names its field
+        # (trap_max_segment_repeats), which the user never typed.
+        raise InputError("--trap-max-repeats 1", "must be at least 2: a segment seen once is "
+                         "every path (0 turns the test off)")
     settings = globals_of(ctx).settings()
     options = CrawlOptions(
         max_pages=max_pages, max_depth=max_depth, registrable_domain=domain, resume=resume,
