@@ -718,6 +718,9 @@ class _Crawl:
                 if reason is not None:
                     key = _TRAP + reason
                     skipped[key] = skipped.get(key, 0) + 1
+            # The summary's "N pages, M URLs status-checked" is the file's: its pages were,
+            # and this run's checks alone read "2045 pages, 11 URLs status-checked".
+            self.stats.externals_checked = self.cf.checked_count()
         else:
             # A trap URL a sitemap also lists is crawled from there (a list someone wrote is
             # finite): it was not skipped after all.

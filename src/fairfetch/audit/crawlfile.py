@@ -158,6 +158,10 @@ _ASSET_RESULT_SQL = (
 )
 
 
+#: The ``error`` prefixes of a status check that was not made (the crawler's ``_record_probe``).
+_NOT_A_CHECK = ("perimeter", "robots", "robots_unreachable", "throttled")
+
+
 class CrawlFile:
     """An open crawl file. Writes come in batches (``executemany`` in one transaction)."""
 
@@ -390,6 +394,19 @@ class CrawlFile:
                 f"SELECT url FROM {table} WHERE checked_at IS NULL ORDER BY id"
             )
         ]
+
+    def checked_count(self) -> int:
+        """URLs the crawl status-checked, each once (an external image is a row of both
+        ``externals`` and ``images``), as the crawl counts them live: a check refused by the
+        perimeter or robots.txt, or throttled, is not one. An asset keeps that reason in its
+        ``error`` (``robots: …``); an external in ``not_checked``."""
+        not_a_check = " AND ".join(f"error NOT LIKE '{kind}:%'" for kind in _NOT_A_CHECK)
+        assets = f"checked_at IS NOT NULL AND (error IS NULL OR ({not_a_check}))"
+        return int(self.conn.execute(
+            "SELECT COUNT(*) FROM (SELECT url FROM externals WHERE checked_at IS NOT NULL "
+            f"AND not_checked IS NULL UNION SELECT url FROM images WHERE {assets} "
+            f"UNION SELECT url FROM resources WHERE {assets})"
+        ).fetchone()[0])
 
     def externals_state(self) -> list[tuple[str, str, str | None, str | None]]:
         """(url, via, checked_at, not_checked) of every registered external."""
