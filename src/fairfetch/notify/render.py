@@ -188,6 +188,9 @@ def to_email(
     msg["Subject"] = _encoded("Subject", _cut(r.subject))
     msg["Date"] = format_datetime(date)
     msg["Message-ID"] = msg_id
+    # RFC 3834: no human wrote this. Vacation responders and auto-repliers that honour it
+    # stay silent, instead of answering every notification to our sender address.
+    msg["Auto-Submitted"] = "auto-generated"
     if r.list_id:
         msg["List-Id"] = r.list_id
     if r.unsubscribe_url:
