@@ -110,6 +110,15 @@ def findings_summary(run: RuleRun) -> list[dict[str, Any]]:
     return out
 
 
+#: A page's status class on the Overview and the Response Codes sheet. A URL robots.txt
+#: disallows was never requested: counted as "no response" it read as a server that failed
+#: (as the blocked-by-robots rule, robots.txt unreachable is a refusal too).
+_STATUS_CLASS = (
+    "CASE WHEN status IS NOT NULL THEN CAST(status / 100 AS TEXT) || 'xx' "
+    "WHEN error LIKE 'robots%' THEN 'blocked by robots.txt' ELSE 'no response' END"
+)
+
+
 def _overview(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterator[tuple]:
     meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     yield ("Start URL", meta.get("start_url"))
@@ -121,8 +130,7 @@ def _overview(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterato
     yield ("Pages crawled", pages_done)
     yield ("URLs discovered, not crawled", queued)
     for klass, n in conn.execute(
-        "SELECT COALESCE(CAST(status / 100 AS TEXT) || 'xx', 'no response'), COUNT(*) "
-        "FROM pages WHERE state='done' GROUP BY 1 ORDER BY 1"
+        f"SELECT {_STATUS_CLASS}, COUNT(*) FROM pages WHERE state='done' GROUP BY 1 ORDER BY 1"
     ):
         yield (f"Pages {klass}", n)
     if site.throttled_pages:
@@ -246,8 +254,7 @@ SHEETS: tuple[Sheet, ...] = (
     Sheet("URLs", ("URL", "State", "Source", "Depth", "Status", "Indexability"),
           _query("SELECT url, state, source, depth, status, indexability FROM pages ORDER BY id")),
     Sheet("Response Codes", ("URL", "Status", "Class", "Content type", "Redirects to", "Error"),
-          _query("SELECT url, status, CASE WHEN status IS NULL THEN 'no response' ELSE "
-                 "CAST(status / 100 AS TEXT) || 'xx' END, content_type, redirect_to, error "
+          _query(f"SELECT url, status, {_STATUS_CLASS}, content_type, redirect_to, error "
                  "FROM pages WHERE state='done' ORDER BY status DESC NULLS LAST, id")),
     Sheet("Broken Links", ("From", "To", "Kind", "Status", "Error", "Anchor", "Where"), _broken),
     Sheet("Redirects", ("From", "Status", "To", "to_status", "Final URL", "Final status",
