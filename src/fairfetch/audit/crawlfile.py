@@ -465,6 +465,14 @@ class CrawlFile:
                 "UPDATE pages SET in_sitemap = 1 WHERE in_sitemap = 0 "
                 "AND url IN (SELECT url FROM sitemap_urls)"
             )
+            # A crawl cut short status-checks the internal redirect destinations it did not
+            # reach; resumed, it crawls them as pages. The check is then the page's own row
+            # (as in a crawl of one run), not an external: the External Links sheet listed the
+            # site's own pages. One not made (robots, perimeter) stays, as its count does.
+            c.execute(
+                "DELETE FROM externals WHERE via = 'redirect' AND not_checked IS NULL "
+                "AND url IN (SELECT url FROM pages WHERE state = 'done')"
+            )
             redirects = c.execute("SELECT from_url, status, to_url FROM redirects").fetchall()
             page_status, page_next = self._chain_pages([r[2] for r in redirects])
             ext = {
