@@ -1,7 +1,8 @@
 """The mails a new reader receives, read raw off a real SMTP server on loopback (aiosmtpd).
 
 Found walking through docs/notify.md as a newcomer: no mail said it was automatic (vacation
-responders answered every notification).
+responders answered every notification), and every date was in UTC whatever time zone the
+reader gave.
 """
 
 from __future__ import annotations
@@ -130,3 +131,40 @@ def test_walk_every_mail_says_it_is_automatic(world: _World, smtp: tuple[str, _C
     # the header is written once and on the wire as it is (not folded, not encoded)
     for raw in smtp[1].raw:
         assert raw.count(b"\r\nAuto-Submitted: auto-generated\r\n") == 1
+
+
+def test_walk_dates_are_in_the_readers_time_zone(world: _World,
+                                                 smtp: tuple[str, _Catch]) -> None:
+    """A Paris reader (real-time) and a Tokyo reader (daily digest) read the item's date on
+    their own clock, named; a reader who gave no zone still reads UTC."""
+    fid = world.feed()
+    world.reader("paris@example.test", fid, tz="Europe/Paris")
+    world.reader("tokyo@example.test", fid, mode="daily", hour=8, tz="Asia/Tokyo")
+    world.reader("utc@example.test", fid)
+    e = world.entry("Dated")
+    world.write(fid, [e], at=T0)
+    world.send(T0 + timedelta(days=2))
+    by_to = {str(m["To"]): _parts(m) for m in _mails(smtp[1])}
+    assert e.published is not None
+    paris = e.published.astimezone(render._zone("Europe/Paris")).strftime("%Y-%m-%d %H:%M")
+    tokyo = e.published.astimezone(render._zone("Asia/Tokyo")).strftime("%Y-%m-%d %H:%M")
+    utc = e.published.strftime("%Y-%m-%d %H:%M")
+    assert len({paris, tokyo, utc}) == 3
+    for part in by_to["paris@example.test"]:
+        assert f"{paris} CET" in part
+        assert f"{utc} UTC" not in part
+    for part in by_to["tokyo@example.test"]:
+        assert f"{tokyo} JST" in part
+        assert f"{utc} UTC" not in part
+    for part in by_to["utc@example.test"]:
+        assert f"{utc} UTC" in part
+
+
+def test_walk_local_time_of_naive_and_unknown_zones() -> None:
+    """Stored times are UTC (a naive one read back is UTC); a zone the reader's row holds but
+    this machine's tzdata lacks falls back to UTC rather than failing the mail."""
+    naive = datetime(2026, 7, 1, 12, 0)
+    assert render.local_time(naive, "Europe/Paris") == "2026-07-01 14:00 CEST"
+    assert render.local_time(naive.replace(tzinfo=UTC), None) == "2026-07-01 12:00 UTC"
+    assert render.local_time(naive, "No/Such_Zone") == "2026-07-01 12:00 UTC"
+    assert render.local_time(None, "Europe/Paris") == ""

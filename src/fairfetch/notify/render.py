@@ -13,7 +13,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, tzinfo
 from email.generator import BytesGenerator
 from email.header import Header
 from email.message import Message
@@ -25,6 +25,7 @@ from functools import lru_cache
 from io import BytesIO
 from typing import Any
 from urllib.parse import urljoin, urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import nh3
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
@@ -34,8 +35,8 @@ from selectolax.lexbor import LexborHTMLParser as HTMLParser
 from fairfetch.net.idn import idna2008
 
 __all__ = [
-    "Links", "Rendered", "as_bytes", "html_to_text", "message_id", "sanitise", "to_email",
-    "wire_address",
+    "Links", "Rendered", "as_bytes", "html_to_text", "local_time", "message_id", "sanitise",
+    "to_email", "wire_address",
 ]
 
 class _Wire(str):
@@ -78,8 +79,25 @@ def _env() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters["date"] = lambda d: d.strftime("%Y-%m-%d %H:%M UTC") if d else ""
+    env.filters["date"] = local_time
     return env
+
+
+def _zone(name: str | None) -> tzinfo:
+    try:
+        return ZoneInfo(name) if name else UTC
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return UTC
+
+
+def local_time(when: datetime | None, tz: str | None = None) -> str:
+    """A date as the reader reads their clock: in the time zone they gave (their digest hour is
+    in it too), named, so a Paris reader is not left adding an hour to every item's date."""
+    if when is None:
+        return ""
+    if when.tzinfo is None:  # stored times are UTC
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(_zone(tz)).strftime("%Y-%m-%d %H:%M %Z")
 
 
 @lru_cache(maxsize=4096)
@@ -324,6 +342,7 @@ def item(
         "entry_title": entry_title,
         "entry_link": entry_link,
         "published": entry.get("published"),
+        "tz": sub.get("tz"),
         "categories": entry.get("categories") or [],
         "body_html": Markup(body),  # noqa: S704 - sanitised by nh3 above
         "body_text": html_to_text(body),
@@ -401,6 +420,7 @@ def digest(
         kind=kind,
         groups=list(groups.values()),
         count=n,
+        tz=reader.get("tz"),
         unsubscribe_url=unsubscribe,
         exhausted_feeds=list(exhausted_feeds),
     )
