@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
@@ -25,6 +26,9 @@ app.add_typer(audit_app, name="audit")
 #: Requests in flight to the audited site, at most (--concurrency): audit.crawler.MAX_CONCURRENCY,
 #: spelt here so that --help does not import the crawl (a test keeps the two equal).
 MAX_CONCURRENCY = 1024
+
+#: What JSON leaves raw and a terminal would act on: DEL and C1 (as cli._app.print_json).
+_RAW_IN_JSON = re.compile("[\x7f-\x9f]")
 
 _SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "notice": "cyan"}
 
@@ -252,7 +256,12 @@ def report(
     tune_for_crawling()
     data = report_data(crawl_file, thresholds)
     if as_json:
-        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        # A finding's detail holds the site's own text (a meta robots value): JSON escapes C0
+        # controls itself, and DEL and C1 (U+009B is a one-character CSI) are escaped here, as
+        # the CLI's other --json outputs do, so a hostile page never reaches a terminal raw.
+        # (Not print_json: it imports the store, 0.6 s before the first line.)
+        text = json.dumps(data, indent=2, ensure_ascii=False)
+        typer.echo(_RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
         return
     if console.width >= _TABLE_MIN_WIDTH:
         _findings_table(data, examples)
