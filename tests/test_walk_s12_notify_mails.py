@@ -1,8 +1,9 @@
 """The mails a new reader receives, read raw off a real SMTP server on loopback (aiosmtpd).
 
 Found walking through docs/notify.md as a newcomer: no mail said it was automatic (vacation
-responders answered every notification), and every date was in UTC whatever time zone the
-reader gave.
+responders answered every notification), every date was in UTC whatever time zone the reader
+gave, and every post of a feed without titles (Mastodon, micro.blog) arrived as
+"[Feed] (untitled)".
 """
 
 from __future__ import annotations
@@ -168,3 +169,50 @@ def test_walk_local_time_of_naive_and_unknown_zones() -> None:
     assert render.local_time(naive.replace(tzinfo=UTC), None) == "2026-07-01 12:00 UTC"
     assert render.local_time(naive, "No/Such_Zone") == "2026-07-01 12:00 UTC"
     assert render.local_time(None, "Europe/Paris") == ""
+
+
+def test_walk_untitled_entries_are_named_by_their_first_words(
+    world: _World, smtp: tuple[str, _Catch]
+) -> None:
+    """A post without a title (every post of a Mastodon feed) is named by the start of its
+    text, cut at a word, in the subject, the heading and the digest; a titled one keeps its
+    title; one with neither title nor text is still "(untitled)"."""
+    fid = world.feed()
+    world.reader("rt@example.test", fid)
+    world.reader("dg@example.test", fid, mode="daily", hour=8)
+    long_post = ("<p>Just shipped the <b>new release</b> of our tiny static site generator, "
+                 "with incremental builds and a much faster dev server.</p>")
+    world.write(fid, [
+        world.entry(None, long_post),
+        world.entry("  ", "<p>Short toot.</p>"),
+        world.entry("A real title", "<p>Short toot.</p>"),
+        world.entry(None, ""),
+    ], at=T0)
+    world.send(T0 + timedelta(days=2))
+    mails = _mails(smtp[1])
+    subjects = sorted(str(m["Subject"]) for m in mails if str(m["To"]) == "rt@example.test")
+    name = ("Just shipped the new release of our tiny static site generator, with…")
+    assert subjects == sorted([
+        f"[Blog] {name}",
+        "[Blog] Short toot.",
+        "[Blog] A real title",
+        "[Blog] (untitled)",
+    ])
+    assert len(name) <= 71
+    [digest] = [m for m in mails if str(m["To"]) == "dg@example.test"]
+    text, html = _parts(digest)
+    for part in (text, html):
+        assert name in part
+        assert "A real title" in part
+        assert part.count("(untitled)") == 1
+
+
+def test_walk_untitled_name_of_one_long_word() -> None:
+    """A post of one word longer than the name (a bare URL) is cut inside it, not left empty."""
+    url = "https://example.test/" + "x" * 120
+    r = render.item({"email": "a@b.test", "manage_token": "M", "mode": "realtime"},
+                    {"id": 1, "url": "https://b.test/f", "title": "B"},
+                    {"title": None, "link": None, "content": f"<p>{url}</p>"}, LINKS)
+    assert r.subject.startswith("[B] https://example.test/xxx")
+    assert r.subject.endswith("…")
+    assert len(r.subject) == len("[B] ") + 71

@@ -299,6 +299,24 @@ def _title(s: str | None, fallback: str) -> str:
     return s or fallback
 
 
+#: How much of an untitled entry's text names it (rss2email takes 70 characters too).
+_UNTITLED_NAME = 70
+
+
+def _entry_title(title: str | None, body: str) -> str:
+    """An entry without a title (every post of a Mastodon or micro.blog feed) is named by its
+    first words, cut at a word: "(untitled)" as every such mail's subject and heading told the
+    reader nothing. ``body`` is the sanitised HTML."""
+    named = _title(title, "")
+    if named:
+        return named
+    text = " ".join(html_to_text(body).split())
+    if len(text) <= _UNTITLED_NAME:
+        return text or "(untitled)"
+    cut = text[:_UNTITLED_NAME].rsplit(" ", 1)[0] or text[:_UNTITLED_NAME]
+    return cut.rstrip(" ,;:.-—") + "…"
+
+
 def _list_id(label: str, key: str, host: str) -> str:
     """RFC 2919 ``phrase <list-id>``: the identifier stays in the clear (filters match on it),
     only the phrase is encoded when it is not ASCII, and a backslash or quote in a title is
@@ -331,11 +349,11 @@ def item(
     sponsor_exhausted: bool = False,
 ) -> Rendered:
     feed_title = _title(feed.get("title"), feed["url"])
-    entry_title = _title(entry.get("title"), "(untitled)")
     site = _web_link(feed["url"], feed.get("link")) or feed["url"]
     entry_link = _web_link(site, entry.get("link"))
     base = entry_link or site
     body = sanitise(entry.get("content") or entry.get("summary"), base)
+    entry_title = _entry_title(entry.get("title"), body)
     unsubscribe = links.url(f"/unsubscribe/{sub['manage_token']}")
     ctx = {
         "feed_title": feed_title,
@@ -402,7 +420,7 @@ def digest(
         budget -= len(body_html) + len(excerpt)
         g["entries"].append(
             {
-                "title": _title(it.get("title"), "(untitled)"),
+                "title": _entry_title(it.get("title"), body),
                 "link": link,
                 "published": it.get("published"),
                 "body_html": body_html,
