@@ -14,6 +14,11 @@ SQLite; `reader` stores in SQLite and reads no robots.txt; the plain loop does n
 contender could not read (errors, or no entries: feedparser 6 does not read JSON Feed) are
 counted and flagged, not hidden in its feeds/s. A contender that fails prints no ratio.
 
+Beside them, as a reference and not a contender, ``aiohttp alone``: the same requests through
+aiohttp with the Fetcher's connector settings, bodies dropped (no parse, store or politeness).
+It is the ceiling of any crawler built on that client on this machine, and says how much of our
+cost is the client's (of a feed's full fetch, and of a 304).
+
 Every feed is fetched once by the conductor before the first contender, so the testbed's render
 cache is warm for all three (unwarmed, only the first contender — ours — paid for rendering).
 Contenders run in interleaved rounds (--repeat) and keep their fastest first crawl.
@@ -245,7 +250,84 @@ def run_plain(port: int, urls: list[str]) -> dict[str, float]:
             "failed": failed}
 
 
+def run_floor(port: int, urls: list[str]) -> dict[str, float]:
+    """The HTTP client alone, as a ceiling: the requests our first crawl sends (robots.txt, then
+    the feed, per host) through aiohttp with the Fetcher's connector settings and in-flight cap,
+    bodies read and dropped: no parse, no store, no politeness, no perimeter. Then its own 304
+    pass and full pass (feed only, one session throughout, as ours): what a 304 costs against a
+    full fetch when nothing but the client runs. No crawler built on aiohttp passes these
+    figures on this machine; they say how much of ours is the client's."""
+    import asyncio
+    import socket as _socket
+
+    import aiohttp
+    from aiohttp.abc import AbstractResolver, ResolveResult
+
+    class Loopback(AbstractResolver):
+        async def resolve(
+            self, host: str, port: int = 0, family: int = _socket.AF_INET
+        ) -> list[ResolveResult]:
+            if not host.rstrip(".").endswith(".test"):
+                raise OSError(f"bench: {host!r} is not on the testbed")
+            return [ResolveResult(hostname=host, host="127.0.0.1", port=port,
+                                  family=_socket.AF_INET, proto=0,
+                                  flags=_socket.AI_NUMERICHOST)]
+
+        async def close(self) -> None:
+            pass
+
+    etags: dict[str, str] = {}
+
+    async def passes() -> dict[str, float]:
+        connector = aiohttp.TCPConnector(
+            resolver=Loopback(), limit=256, limit_per_host=0, keepalive_timeout=4.0
+        )
+        gate = asyncio.Semaphore(128)  # the Fetcher's global_in_flight default
+        failed = 0
+        async with aiohttp.ClientSession(
+            connector=connector, auto_decompress=False, cookie_jar=aiohttp.DummyCookieJar()
+        ) as session:
+
+            async def get(url: str, headers: dict[str, str]) -> tuple[int, str | None]:
+                async with gate, session.get(url, headers=headers) as resp:
+                    await resp.read()
+                    return resp.status, resp.headers.get("ETag")
+
+            async def first(url: str) -> None:
+                nonlocal failed
+                parts = urllib.parse.urlsplit(url)
+                await get(f"{parts.scheme}://{parts.netloc}/robots.txt", {})
+                status, etag = await get(url, {})
+                failed += status != 200
+                if etag:
+                    etags[url] = etag
+
+            async def later(url: str, conditional: bool) -> None:
+                nonlocal failed
+                headers = {"If-None-Match": etags[url]} if conditional and url in etags else {}
+                status, _ = await get(url, headers)
+                failed += status != (304 if conditional else 200)
+
+            t0 = time.perf_counter()
+            await asyncio.gather(*(first(u) for u in urls))
+            full_s = time.perf_counter() - t0
+            cpu0 = _cpu()
+            await asyncio.gather(*(later(u, True) for u in urls))
+            cpu_304 = _cpu() - cpu0
+            cpu0 = _cpu()
+            await asyncio.gather(*(later(u, False) for u in urls))
+            cpu_full = _cpu() - cpu0
+        return {"full_s": full_s, "cpu_304_s": cpu_304, "cpu_warm_full_s": cpu_full,
+                "failed": failed, "entries": 0, "peak_rss_mb": _peak_rss_mb()}
+
+    return asyncio.run(passes())
+
+
 CONTENDERS = {"fairfetch": run_ours, "reader": run_reader, "requests+feedparser": run_plain}
+
+#: Run in the same rounds and printed apart: a ceiling, not a crawler (it parses and stores
+#: nothing), so it takes no part in the ratios or in the entries check.
+REFERENCES = {"aiohttp alone": run_floor}
 
 #: What each contender does besides fetch + parse, printed beside its figures: the work is not
 #: the same on every side, and a ratio should be read with that in view.
@@ -312,7 +394,7 @@ def _scenario(
                     raise
                 time.sleep(0.2)
         warm(port, _urls(port, feeds))
-        for name in (n for _ in range(repeat) for n in CONTENDERS):
+        for name in (n for _ in range(repeat) for n in (*CONTENDERS, *REFERENCES)):
             if name in failures:
                 continue
             _testbed_stats(port, reset=True)
@@ -404,6 +486,8 @@ def _report(
     ours = results.get("fairfetch")
     expected = ours["entries"] if ours is not None else None
     for name, r in results.items():
+        if name in REFERENCES:
+            continue
         if r["failed"]:
             problems.append(f"{name}: {int(r['failed'])} of {n} feeds not read")
         if expected is not None and r["entries"] != expected:
@@ -411,6 +495,24 @@ def _report(
                             f"{int(expected)}")
         if seen.get(name, {}).get("violations"):
             problems.append(f"{name}: politeness violations")
+    floor = results.get("aiohttp alone")
+    if floor is not None:
+        print(
+            f"reference, aiohttp alone (the same requests, bodies dropped: no parse, store or "
+            f"politeness): {n / floor['full_s']:.1f} feeds/s, slowest round "
+            f"{n / floor['slowest_full_s']:.1f}; its 304 costs "
+            f"{floor['cpu_304_s'] / floor['cpu_warm_full_s']:.2f} of its full fetch's CPU"
+            + (f"; {int(floor['failed'])} answers not as expected" if floor["failed"] else "")
+        )
+        if "reader" in results:
+            print(f"  10x reader would be {10 * n / results['reader']['full_s']:.1f} feeds/s; "
+                  f"aiohttp alone is {results['reader']['full_s'] / floor['full_s']:.1f}x reader")
+        if ours is not None:
+            print(f"  fairfetch's first crawl runs at {floor['full_s'] / ours['full_s']:.2f} of "
+                  f"aiohttp alone; its 304 pass takes "
+                  f"{ours['cpu_304_s'] / floor['cpu_304_s']:.2f}x the CPU of aiohttp's 304s")
+    elif "aiohttp alone" in failures:
+        print(f"reference, aiohttp alone: FAILED: {failures['aiohttp alone']}")
     if ours is None:
         print("no ratio: fairfetch failed")
         for p in problems:
@@ -470,7 +572,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.contender:
         urls = _urls(args.port, args.feeds)
-        print(json.dumps(CONTENDERS[args.contender](args.port, urls)))
+        run = CONTENDERS.get(args.contender) or REFERENCES[args.contender]
+        print(json.dumps(run(args.port, urls)))
         return 0
     everything = {}
     failed = False
