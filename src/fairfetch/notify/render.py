@@ -121,14 +121,49 @@ def sanitise(html: str | None, base: str | None) -> str:
     )
 
 
+#: Marks put into the tree before its text is read: a paragraph break, a line break.
+_PARA, _LINE = "\ue000", "\ue001"
+_BLOCKS = ("p,div,h1,h2,h3,h4,h5,h6,blockquote,pre,ul,ol,dl,table,tr,hr,figure,section,"
+           "article,header,footer,aside,details")
+_LINES = "li,dt,dd,br,td,th,figcaption"
+
+
 @lru_cache(maxsize=4096)
-def html_to_text(html: str | None) -> str:
+def html_to_text(html: str | None, links: bool = True) -> str:
+    """The plain-text part's body: paragraphs and list items on lines of their own, and each
+    link's address after its words. Read as one run of words, a post's text lost its
+    paragraphs and every link in it (a link post said "see this" and nothing more)."""
     if not html:
         return ""
     tree = HTMLParser(html)
-    text = tree.body.text(separator=" ") if tree.body is not None else tree.text(separator=" ")
-    return textwrap.fill(" ".join(text.split()), width=76, break_long_words=False,
-                         break_on_hyphens=False)
+    root = tree.body if tree.body is not None else tree.root
+    if root is None:
+        return ""
+    for node in root.css(_BLOCKS):
+        node.insert_before(_PARA)
+        node.insert_after(_PARA)
+    for node in root.css(_LINES):
+        node.insert_before(_LINE + ("- " if node.tag == "li" else ""))
+    if links:
+        for node in root.css("a[href]"):
+            href = (node.attributes.get("href") or "").strip()
+            words = " ".join(node.text(separator=" ").split())
+            if href.startswith(("http://", "https://")) and href.rstrip("/") not in (
+                words.rstrip("/"), "http://" + words.rstrip("/"), "https://" + words.rstrip("/")
+            ):
+                node.insert_after(f" <{href}>")
+    paragraphs = []
+    for block in root.text(separator="").split(_PARA):
+        lines = [" ".join(line.split()) for line in block.split(_LINE)]
+        text = "\n".join(_fill(line) for line in lines if line)
+        if text:
+            paragraphs.append(text)
+    return "\n\n".join(paragraphs)
+
+
+def _fill(line: str) -> str:
+    return textwrap.fill(line, width=76, break_long_words=False, break_on_hyphens=False,
+                         subsequent_indent="  " if line.startswith("- ") else "")
 
 
 @dataclass(frozen=True)
@@ -413,7 +448,8 @@ def digest(
         body_html = (
             Markup(body)  # noqa: S704 - sanitised by nh3 above
             if len(body) <= _DIGEST_ENTRY_HTML
-            else Markup("<p>{}…</p>").format(excerpt)
+            # its links are the entry's own (its title links to it): words only
+            else Markup("<p>{}…</p>").format(html_to_text(body, links=False)[:_DIGEST_EXCERPT])
         )
         if budget < len(body_html) + len(excerpt):  # spent: the rest by title and link
             body_html, excerpt = Markup(""), ""
