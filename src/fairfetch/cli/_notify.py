@@ -128,13 +128,24 @@ def subscribe(
             markup=False,
         )
         raise typer.Exit(1)
-    state = "sent" if report.sent else "queued (the mail server did not take it yet)"
     console.print(
-        f"confirmation mail to {req.email} {state}; subscription {sub['id']} is pending until "
-        f"confirmed",
+        f"confirmation mail to {req.email} {_sent_or_why(report)}; subscription {sub['id']} is "
+        f"pending until confirmed",
         highlight=False,
         markup=False,
     )
+
+
+def _sent_or_why(report: Any) -> str:
+    """Why a confirmation mail is only queued: "did not take it yet" alone left a newcomer who
+    had not started the mail sink (or mistyped its port) with nothing to go on."""
+    if report.sent:
+        return "sent"
+    if report.errors:
+        reason = report.errors[0].split(": ", 1)[-1]
+        return f"queued, not sent ({reason}); `notify send-due` or `run` retries it"
+    return ("queued behind earlier mail waiting for the mail server (`notify outbox` says why); "
+            "`notify send-due` or `run` sends it once the server takes mail")
 
 
 # Tokens minted before they were kept dash-free may start with "-": such an argument is taken as
@@ -236,17 +247,23 @@ def send_due(
     mail server leaves them pending, retried later with backoff)."""
     from fairfetch.notify.options import NotifyOptions
     from fairfetch.notify.service import send_due as _send_due
+    from fairfetch.store import notify_repo as repo
 
     settings = settings_of(ctx)
+    store = store_of(ctx)
     report = asyncio.run(
-        _send_due(store_of(ctx), settings, options=NotifyOptions.from_settings(settings))
+        _send_due(store, settings, options=NotifyOptions.from_settings(settings))
     )
     if as_json:
         print_json(report.as_dict())
         return
+    # What is left is said: "sent 0, retry later 0" read as "nothing to send" while a mail
+    # waited for its retry after the server was away, or a digest for its hour.
+    left = repo.count_pending(store).get("pending", 0)
     console.print(
         f"sent {report.sent}, retry later {report.retried}, failed {report.failed}, "
-        f"cancelled {report.cancelled}" + (" (server deferred us)" if report.deferred else ""),
+        f"cancelled {report.cancelled}" + (" (server deferred us)" if report.deferred else "")
+        + (f"; {left} still pending (notify outbox says when each is due)" if left else ""),
         highlight=False,
     )
     for err in report.errors[:SHOWN_ERRORS]:
