@@ -68,3 +68,41 @@ def test_walk_s12_directory_add_of_a_feed_still_fetches_it_once(run: Any, tb: Te
     r = run("feeds", "add", blog.url)
     assert r.exit_code == 0, (r.output, r.exception)
     assert [c["trigger"] for c in _show(run, blog.url)["crawls"]] == ["add"]
+
+
+@pytest.mark.parametrize("command", [["feeds", "list"], ["stats", "--json"], ["serve"]])
+def test_walk_s12_directory_db_in_a_missing_directory_is_named(
+    run: Any, tmp_path: Path, command: list[str]
+) -> None:
+    """``--db sqlite:///nodir/x.db`` said only SQLite's "unable to open database file"."""
+    r = run("--db", f"sqlite:///{tmp_path}/nodir/x.db", *command)
+    assert r.exit_code == 2, (r.output, r.exception)
+    assert f"directory '{tmp_path}/nodir' does not exist" in r.output
+    assert "unable to open database file" not in r.output
+    assert not (tmp_path / "nodir").exists()  # refused, not made
+
+
+def test_walk_s12_directory_db_that_is_a_directory_is_named(run: Any, tmp_path: Path) -> None:
+    r = run("--db", f"sqlite:///{tmp_path}", "feeds", "list")
+    assert r.exit_code == 2, (r.output, r.exception)
+    assert f"'{tmp_path}' is a directory" in r.output
+    assert "unable to open database file" not in r.output
+
+
+def test_walk_s12_directory_db_given_as_a_path_says_how_to_write_it(
+    run: Any, tmp_path: Path
+) -> None:
+    """A path where a URL belongs was "is not a valid URL", with no word of the fix."""
+    r = run("--db", f"{tmp_path}/x.db", "feeds", "list")
+    assert r.exit_code == 2, (r.output, r.exception)
+    assert f"sqlite:///{tmp_path}/x.db" in r.output
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_walk_s12_directory_db_in_an_existing_directory_still_opens(
+    run: Any, tmp_path: Path
+) -> None:
+    (tmp_path / "sub").mkdir()
+    r = run("--db", f"sqlite:///{tmp_path}/sub/x.db", "stats", "--json")
+    assert r.exit_code == 0, (r.output, r.exception)
+    assert json.loads(r.stdout)["feeds"]["total"] == 0

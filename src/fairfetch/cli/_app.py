@@ -173,6 +173,40 @@ def _in_memory(url: str) -> bool:
     return database in ("", ":memory:") or "mode=memory" in url
 
 
+def _sqlite_path_problem(url: str) -> str | None:
+    """What is wrong with the file a SQLite URL names, before SQLite says only "unable to open
+    database file" (which a newcomer cannot act on): a bare path given for a URL, a directory
+    that does not exist, or a directory named as the file."""
+    from pathlib import Path
+
+    from sqlalchemy.engine import make_url
+
+    if "://" not in url and "@" not in url and url.strip():
+        # Shown as given: it holds no password (no user part), and the fix is to prefix it.
+        return f"not a database URL; for a SQLite file write sqlite:///{url}"
+    try:
+        parsed = make_url(url)
+    except Exception:
+        return None  # the store names what is wrong with it
+    if not parsed.drivername.startswith("sqlite") or not parsed.database:
+        return None
+    if parsed.database.startswith("file:"):
+        return None  # a SQLite URI filename (?uri=true): SQLite reads it, not a plain path
+    path = Path(parsed.database)
+    try:
+        if path.is_dir():
+            return f"{str(path)!r} is a directory; name a file in it ({path / 'fairfetch.db'})"
+        parent = path.parent
+        if not parent.is_dir():
+            return (
+                f"directory {str(parent)!r} does not exist (create it first, or name another "
+                "file)"
+            )
+    except OSError:
+        return None  # not ours to look into (permissions): the store says what it can
+    return None
+
+
 def open_store_at(url: str) -> Any:
     """Open (create, migrate) the store, turning "cannot open that database" into one clear
     StoreError naming the URL: a wrong --db is the user's input, not a crash."""
@@ -181,6 +215,9 @@ def open_store_at(url: str) -> Any:
     from fairfetch.errors import StoreError
     from fairfetch.store import open_store
 
+    problem = _sqlite_path_problem(url)
+    if problem is not None:
+        raise StoreError(f"database {url!r}: {problem}")
     if _in_memory(url):
         # Each command (and each thread of one) would start on an empty database and keep
         # nothing: a path left out of --db is a mistake to name, not a directory to serve.
