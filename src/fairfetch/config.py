@@ -289,6 +289,15 @@ def _check_key_overrides(raw: Mapping[str, Any]) -> None:
         raise ValueError(str(exc)) from None
 
 
+def _number(kind: type[Any], raw: Any, what: str) -> Any:
+    """``kind(raw)``, refused in the operator's words: Python's own ("invalid literal for int()
+    with base 10: 'abc'") named the interpreter's function, not what the setting wants."""
+    try:
+        return kind(raw)
+    except (TypeError, ValueError):
+        raise ValueError(f"not {what}: {raw!r}") from None
+
+
 def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
     """Turn a file or environment value into the field's type, naming the setting (and where
     the value came from) on failure: an operator must be able to find the line to fix."""
@@ -311,11 +320,11 @@ def _coerce(name: str, raw: Any, where: str | None = None) -> Any:
             if isinstance(raw, float) and not raw.is_integer():
                 # int() would cut it: port = 8080.5 would serve on 8080 without a word.
                 raise ValueError(f"not a whole number: {raw!r}")
-            number = int(raw)
+            number = _number(int, raw, "a whole number")
             _check_range(name, number)
             return number
         if isinstance(default, float):
-            value = float(raw)
+            value = _number(float, raw, "a number")
             if value != value or value in (float("inf"), float("-inf")):
                 raise ValueError(f"not a finite number: {raw!r}")
             _check_range(name, value)
