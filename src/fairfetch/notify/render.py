@@ -33,6 +33,7 @@ from markupsafe import Markup
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 
 from fairfetch.net.idn import idna2008
+from fairfetch.notify.schedule import describe
 
 __all__ = [
     "Links", "Rendered", "as_bytes", "html_to_text", "local_time", "message_id", "sanitise",
@@ -368,7 +369,7 @@ def confirmation(sub: Mapping[str, Any], feed: Mapping[str, Any], links: Links) 
         "feed_title": feed_title,
         "feed_url": feed["url"],
         "confirm_url": links.url(f"/confirm/{sub['confirm_token']}"),
-        "mode": sub["mode"],
+        "what": describe(sub["mode"], sub.get("hour", 8), sub.get("weekday", 0), sub.get("tz")),
         "email": sub["email"],
     }
     text, html = render("confirm", **ctx)

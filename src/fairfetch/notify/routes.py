@@ -21,7 +21,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from fairfetch.config import Settings
 from fairfetch.errors import InputError, NotFoundError
-from fairfetch.notify.schedule import WEEKDAYS
+from fairfetch.notify.schedule import WEEKDAYS, describe
 from fairfetch.store import feed_key
 from fairfetch.store import notify_repo as repo
 from fairfetch.store.sql import SqlStore
@@ -41,6 +41,7 @@ def _env() -> Environment:
     )
     env.filters["when"] = lambda d: d.strftime("%Y-%m-%d %H:%M UTC") if d else "—"
     env.globals["weekdays"] = WEEKDAYS
+    env.globals["describe"] = describe
     return env
 
 

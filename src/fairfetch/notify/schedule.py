@@ -13,7 +13,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fairfetch.errors import InputError
 
-__all__ = ["MODES", "WEEKDAYS", "next_issue", "parse_weekday", "schedule_label", "zone"]
+__all__ = [
+    "MODES", "WEEKDAYS", "describe", "next_issue", "parse_weekday", "schedule_label", "zone",
+]
 
 MODES = ("realtime", "daily", "weekly")
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -50,6 +52,19 @@ def schedule_label(mode: str, hour: int, weekday: int) -> str:
     if mode == "weekly":
         return f"weekly@{WEEKDAYS[weekday]}@{hour:02d}"
     raise ValueError(f"no digest for mode {mode!r}")
+
+
+_DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def describe(mode: str, hour: int, weekday: int, tz: str | None) -> str:
+    """What the reader will get, in words, with the hour and the zone it is in: a reader who
+    left the form's time zone at UTC learnt it only when the digests came at the wrong hour."""
+    if mode == "daily":
+        return f"a daily digest at {hour:02d}:00 ({tz or 'UTC'})"
+    if mode == "weekly":
+        return f"a weekly digest on {_DAY_NAMES[weekday]} at {hour:02d}:00 ({tz or 'UTC'})"
+    return "each new item"
 
 
 def _local_instant(day: date, hour: int, tz: ZoneInfo) -> datetime:
