@@ -185,18 +185,30 @@ async def run_all(
     # a hub, renew leases, unsubscribe removed or dead feeds, process queued pings through
     # this process's crawler): one delivery processor, one set of politeness slots.
     websub = WebSubService(store, settings, crawler=crawler)
-    parts: list[Awaitable[None]] = [
-        crawler.run_forever(stop),
-        serve(settings, store, crawler, stop, host=host, port=port, on_started=on_started,
-              websub=websub),
-    ]  # fmt: skip
-    notify = _notifier()
-    if notify is not None:
-        parts.append(notify(store, settings, stop))
-    parts.append(websub_forever(store, settings, stop, service=websub))
-    parts.append(prune_forever(store, settings, stop))
-    tasks = [asyncio.ensure_future(p) for p in parts]
+    listening = asyncio.Event()
+
+    def started(url: str) -> None:
+        listening.set()
+        if on_started is not None:
+            on_started(url)
+
+    web = asyncio.ensure_future(
+        serve(settings, store, crawler, stop, host=host, port=port, on_started=started,
+              websub=websub)
+    )  # fmt: skip
+    tasks = [web]
     try:
+        # The rest starts once the web listens: started together, the crawler's first pass
+        # fetched every due feed (and the notifier mailed) while a taken port failed the start.
+        if not await _listening(web, listening):
+            return
+        parts: list[Awaitable[None]] = [crawler.run_forever(stop)]
+        notify = _notifier()
+        if notify is not None:
+            parts.append(notify(store, settings, stop))
+        parts.append(websub_forever(store, settings, stop, service=websub))
+        parts.append(prune_forever(store, settings, stop))
+        tasks += [asyncio.ensure_future(p) for p in parts]
         await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
         stop.set()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -211,6 +223,20 @@ async def run_all(
         await asyncio.gather(*tasks, return_exceptions=True)
         with contextlib.suppress(Exception):
             await crawler.aclose()
+
+
+async def _listening(web: asyncio.Future[None], listening: asyncio.Event) -> bool:
+    """Whether the web listens; False when it ended first (stopped before it was up). A web
+    that could not start raises its error here."""
+    waiter: asyncio.Future[Any] = asyncio.ensure_future(listening.wait())
+    try:
+        await asyncio.wait({web, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+    if listening.is_set():
+        return True
+    web.result()  # raises what stopped it
+    return False
 
 
 def run_service(
