@@ -19,6 +19,7 @@ __all__ = [
 
 MODES = ("realtime", "daily", "weekly")
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 def zone(name: str) -> ZoneInfo:
@@ -39,10 +40,13 @@ def parse_weekday(value: str | int) -> int:
         if 0 <= n <= 6:
             return n
         raise InputError(str(value), "weekday must be 0 (Monday) to 6 (Sunday)")
-    key = str(value).strip().lower()[:3]
-    if key in WEEKDAYS:
-        return WEEKDAYS.index(key)
-    raise InputError(str(value), "not a weekday (mon … sun)")
+    # A day's name or its start ("thu", "thurs", "thursday"): only the first three letters
+    # were read, so "--weekday monkey" or "sunset" was taken for a day without a word.
+    key = str(value).strip().lower()
+    for n, name in enumerate(_DAY_NAMES):
+        if len(key) >= 3 and name.lower().startswith(key):
+            return n
+    raise InputError(str(value), "not a weekday (mon … sun, or the day's name)")
 
 
 def schedule_label(mode: str, hour: int, weekday: int) -> str:
@@ -52,9 +56,6 @@ def schedule_label(mode: str, hour: int, weekday: int) -> str:
     if mode == "weekly":
         return f"weekly@{WEEKDAYS[weekday]}@{hour:02d}"
     raise ValueError(f"no digest for mode {mode!r}")
-
-
-_DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 def describe(mode: str, hour: int, weekday: int, tz: str | None) -> str:
