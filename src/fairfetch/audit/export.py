@@ -124,7 +124,12 @@ def _overview(conn: sqlite3.Connection, site: SiteView, run: RuleRun) -> Iterato
     yield ("Start URL", meta.get("start_url"))
     yield ("Started at", meta.get("started_at"))
     yield ("Finished at", meta.get("finished_at") or "not finished (resume with --resume)")
-    yield ("Cut short by", meta.get("cut_short") or "no (the whole site was crawled)")
+    if not site.finished:
+        # Neither "no (the whole site was crawled)" next to the URLs not crawled yet, nor the
+        # limit of an earlier run that this one, resumed, was going past.
+        yield ("Cut short by", "not known: the crawl did not finish")
+    else:
+        yield ("Cut short by", meta.get("cut_short") or "no (the whole site was crawled)")
     pages_done = conn.execute("SELECT COUNT(*) FROM pages WHERE state='done'").fetchone()[0]
     queued = conn.execute("SELECT COUNT(*) FROM pages WHERE state='queued'").fetchone()[0]
     yield ("Pages crawled", pages_done)
