@@ -335,6 +335,23 @@ def _title(s: str | None, fallback: str) -> str:
     return s or fallback
 
 
+def _enclosures(base: str, value: Any) -> list[dict[str, str]]:
+    """An episode's audio or video, each with its type and size: a podcast's new episode was
+    mailed with its show notes and no way to play it (many episodes have no page of their
+    own). Only http(s) links, like the entry's own."""
+    out = []
+    for enc in value if isinstance(value, list) else []:
+        url = _web_link(base, enc.get("url")) if isinstance(enc, dict) else None
+        if url is None:
+            continue
+        about = [str(enc["type"])] if enc.get("type") else []
+        length = enc.get("length")
+        if isinstance(length, int) and length > 0:
+            about.append(f"{length / 1_000_000:.1f} MB")
+        out.append({"url": url, "about": ", ".join(about)})
+    return out
+
+
 #: How much of an untitled entry's text names it (rss2email takes 70 characters too).
 _UNTITLED_NAME = 70
 
@@ -398,6 +415,7 @@ def item(
         "published": entry.get("published"),
         "tz": sub.get("tz"),
         "categories": entry.get("categories") or [],
+        "enclosures": _enclosures(base, entry.get("enclosures")),
         "body_html": Markup(body),  # noqa: S704 - sanitised by nh3 above
         "body_text": html_to_text(body),
         "unsubscribe_url": unsubscribe,
