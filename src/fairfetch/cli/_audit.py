@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import shlex
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
@@ -268,9 +269,12 @@ def report(
     else:
         _findings_list(data, examples)
     if not data["finished"]:
+        # The command itself, ready to paste: "URL" and "FILE" left the user to find both.
+        again = shlex.join(["fairfetch", "audit", "crawl", str(data["start_url"]), "--out",
+                            str(crawl_file), "--resume"])
         console.print(
             "[yellow]Crawl did not finish:[/yellow] the findings cover the pages crawled so far; "
-            "continue it with `fairfetch audit crawl URL --out FILE --resume`.",
+            f"continue it with `{escape(again)}` (and the options it was started with).",
             highlight=False,
         )
     if data["cut_short"]:
