@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -106,3 +107,23 @@ def test_walk_s12_directory_db_in_an_existing_directory_still_opens(
     r = run("--db", f"sqlite:///{tmp_path}/sub/x.db", "stats", "--json")
     assert r.exit_code == 0, (r.output, r.exception)
     assert json.loads(r.stdout)["feeds"]["total"] == 0
+
+
+@pytest.mark.parametrize("command", ["serve", "run"])
+def test_walk_s12_directory_serve_on_a_taken_port_names_the_option(
+    run: Any, tmp_path: Path, command: str
+) -> None:
+    """A taken port ended in "could not serve on 127.0.0.1:P (uvicorn exit 3)", the reason only
+    in uvicorn's log line above and no word of --port; now one line says both, before the
+    database is opened or anything started."""
+    db = tmp_path / "taken.db"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        r = run("--db", f"sqlite:///{db}", command, "--host", "127.0.0.1", "--port", str(port))
+    assert r.exit_code == 2, (r.output, r.exception)
+    assert f"cannot serve on 127.0.0.1:{port} (Address already in use)" in r.output
+    assert "--port" in r.output
+    assert "uvicorn exit" not in r.output
+    assert not db.exists()

@@ -35,6 +35,27 @@ def _startup_failure_is_an_error(host: str, port: int) -> Iterator[None]:
         ) from None
 
 
+def _refuse_an_unusable_address(host: str, port: int) -> None:
+    """Bind the address as uvicorn will (IPv6 when the host has a colon, SO_REUSEADDR) before
+    anything starts: uvicorn's own refusal ended in "could not serve on H:P (uvicorn exit 3)",
+    the reason only in a log line above it and no word of the options that avoid it."""
+    import socket
+
+    if port == 0:
+        return  # any free port: nothing to collide with
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise ConfigError(
+                f"cannot serve on {host}:{port} ({reason}); choose another port with --port "
+                "(0: any free port), or another address with --host"
+            ) from None
+
+
 def _announce(url: str) -> None:
     console.print(f"fairfetch directory at [bold]{url}/[/bold]  (Ctrl-C to stop)", highlight=False)
 
@@ -63,6 +84,7 @@ def serve_command(
     """Serve the directory (pages, JSON API, /crawlstats, /metrics) without crawling."""
     settings = globals_of(ctx).settings()
     host, port = host or settings.host, settings.port if port is None else port
+    _refuse_an_unusable_address(host, port)
     with second_ctrl_c_exits(), _startup_failure_is_an_error(host, port):
         asyncio.run(_serve_only(settings, host, port))
 
@@ -81,6 +103,7 @@ def run_command(
 
     settings = globals_of(ctx).settings()
     host, port = host or settings.host, settings.port if port is None else port
+    _refuse_an_unusable_address(host, port)
     store = open_store_at(settings.db)
     tune_for_crawling()
     try:
