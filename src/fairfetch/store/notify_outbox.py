@@ -201,7 +201,18 @@ def _news_entries(
             if o.id not in new_set
         }
         dupes.update(r["id"] for r in dated if (r["title"], r["published"]) in seen)
-    return [r for r in fresh if r["id"] not in dupes]
+    return _oldest_first([r for r in fresh if r["id"] not in dupes])
+
+
+def _oldest_first(news: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The order the reader is told in: oldest first, so their inbox (newest on top) reads as
+    the feed does. Notifications go out in the order they are queued, and a feed lists its
+    newest item first: three new items of one read landed with the oldest on top. The dates
+    decide where every item has one; otherwise the feed's own order, reversed (entries are
+    stored in document order, so a higher id is further down the feed)."""
+    if all((r["published"] or r["updated"]) is not None for r in news):
+        return sorted(news, key=lambda r: (r["published"] or r["updated"], -r["id"]))
+    return sorted(news, key=lambda r: -r["id"])
 
 
 def enqueue_new_entries(

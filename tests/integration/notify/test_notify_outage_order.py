@@ -49,7 +49,8 @@ async def test_notify_items_written_during_the_outage_wait_their_turn(tmp_path, 
     try:
         fid = w.add_feed("https://a.example.test/feed")
         w.subscribe("ana@example.test", fid)
-        w.write(fid, [w.entry(f"item {i}") for i in range(3)], at=T0 + timedelta(minutes=1))
+        # as a feed lists them, newest first: they go out oldest first
+        w.write(fid, [w.entry(f"item {i}") for i in (2, 1, 0)], at=T0 + timedelta(minutes=1))
         now = T0 + timedelta(minutes=2)
         for _ in range(8):  # two minutes of passes: the held row's backoff grows past them
             await send_due(w.store, w.settings, now, options=FAST)

@@ -271,3 +271,54 @@ def test_notify_import_subscriptions_is_idempotent_and_active(any_world):
     w.write(fid, [w.entry("x")], at=T0)
     kinds = Counter(r["kind"] for r in w.outbox())
     assert kinds == Counter({"digest": 5})
+
+
+def _titles_in_send_order(w):
+    """Item notifications in the order the sender takes them (due_outbox: by outbox id)."""
+    with w.store.engine.connect() as conn:
+        rows = conn.execute(
+            sa.text(
+                "SELECT e.title FROM notify_outbox o JOIN entries e ON e.id = o.entry_id"
+                " WHERE o.kind = 'item' ORDER BY o.id"
+            )
+        ).all()
+    return [r.title for r in rows]
+
+
+def test_notify_one_reads_new_items_go_out_oldest_first(any_world):
+    """A feed lists its newest item first; a read that brings three new ones queued them in
+    that order, so the reader's inbox (newest on top) showed the oldest of the three on top."""
+    w = any_world
+    fid = w.add_feed("https://a.example.test/feed")
+    w.subscribe("ana@example.test", fid)
+    at = T0 + timedelta(hours=1)
+    w.write(fid, [
+        w.entry("third", published=at - timedelta(minutes=10)),
+        w.entry("second", published=at - timedelta(minutes=20)),
+        w.entry("first", published=at - timedelta(minutes=30)),
+    ], at=at)  # fmt: skip
+    assert _titles_in_send_order(w) == ["first", "second", "third"]
+
+
+def test_notify_undated_new_items_go_out_in_reverse_feed_order(any_world):
+    """Without dates the feed's own order is the only clue: newest first, so sent reversed."""
+    w = any_world
+    fid = w.add_feed("https://a.example.test/feed")
+    w.subscribe("ana@example.test", fid)
+    w.write(fid, [w.entry("third"), w.entry("second"), w.entry("first")],
+            at=T0 + timedelta(hours=1))
+    assert _titles_in_send_order(w) == ["first", "second", "third"]
+
+
+def test_notify_a_feed_listing_oldest_first_is_still_sent_oldest_first(any_world):
+    """Some feeds list oldest first: the dates, where every item has one, decide."""
+    w = any_world
+    fid = w.add_feed("https://a.example.test/feed")
+    w.subscribe("ana@example.test", fid)
+    at = T0 + timedelta(hours=1)
+    w.write(fid, [
+        w.entry("first", published=at - timedelta(minutes=30)),
+        w.entry("second", published=at - timedelta(minutes=20)),
+        w.entry("third", published=at - timedelta(minutes=10)),
+    ], at=at)  # fmt: skip
+    assert _titles_in_send_order(w) == ["first", "second", "third"]
