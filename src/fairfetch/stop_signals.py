@@ -18,16 +18,25 @@ def install_stop_signals(
 ) -> None:
     """The first SIGINT or SIGTERM sets ``stop`` (every part then finishes its work in hand:
     the crawl's fetches in flight may take up to ``total_timeout``) and calls ``on_stopping``
-    (to say so); the next one is the default's again (SIGINT: KeyboardInterrupt, at once, as a
+    (to say so); the next one stops at once (SIGINT: KeyboardInterrupt from the loop, as a
     kill would: nothing is lost, each write being one transaction). Every Ctrl-C used to be
     swallowed until the pass ended."""
     loop = asyncio.get_running_loop()
 
+    def again() -> None:
+        raise KeyboardInterrupt  # out of the loop at once (asyncio lets it through)
+
     def first() -> None:
         stop.set()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.remove_signal_handler(sig)
+        # SIGTERM's default again (a second one terminates). SIGINT keeps a handler of the
+        # loop's, not the default one: removing the loop's last handler also removed its
+        # wake-up descriptor, and a second Ctrl-C that the kernel handed to another thread (a
+        # resolver or writer thread) then waited, unseen, until the loop next woke: with the
+        # feed's server silent, up to the fetch's time cap.
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.remove_signal_handler(signal.SIGTERM)
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signal.SIGINT, again)
         if on_stopping is not None:
             on_stopping()
 
