@@ -8,10 +8,10 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from fairfetch.audit.crawlfile import CrawlFile
 from fairfetch.audit.export import export_crawl
-from fairfetch.audit.pagerows import Fetched, PageRowBuilder
-from fairfetch.audit.urls import Scope
+from fairfetch.audit.pagerows import Fetched
+
+from .conftest import crawl_file_of
 
 S = "http://site.test"
 HTML = {"content-type": "text/html; charset=utf-8"}
@@ -25,20 +25,7 @@ def _crawl_file(path: Path) -> None:
         Fetched(S + "/private/x", None, "robots", f"disallowed by {S}/robots.txt", {}, b"", 0, 0),
         Fetched(S + "/down", None, "timeout", "read timed out", {}, b"", 0, 0.01),
     ]
-    cf = CrawlFile(path)
-    try:
-        builder = PageRowBuilder(Scope(S + "/"), {}, {})
-        ops: list[tuple[str, object]] = [
-            ("queue", (i, f.url, min(i - 1, 1), min(i - 1, 1), "link"))
-            for i, f in enumerate(fetched, 1)
-        ]
-        for i, f in enumerate(fetched, 1):
-            ops.extend(builder.build(i, f).ops)
-        cf.write_batch(ops)
-        cf.finalize()
-        cf.set_meta(start_url=S + "/", finished_at="2026-12-01T00:00:00+00:00", cut_short="")
-    finally:
-        cf.close()
+    crawl_file_of(path, S + "/", fetched).close()
 
 
 def _sheet(out: Path, name: str) -> list[list[str]]:
