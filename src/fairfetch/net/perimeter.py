@@ -224,8 +224,14 @@ class PerimeterRefused(OSError):
     """Every address of ``host`` was refused. An OSError so aiohttp's connector passes it on
     (wrapped in ClientConnectorDNSError, from which the fetcher unwraps it)."""
 
-    def __init__(self, host: str, reasons: Sequence[str]) -> None:
-        super().__init__(f"{host}: " + "; ".join(reasons))
+    def __init__(
+        self, host: str, reasons: Sequence[str], allow_networks: Sequence[IPNetwork] = ()
+    ) -> None:
+        # An operator reading "127.0.0.2 is loopback" asks what *is* allowed: the message says,
+        # and names the setting that changes it.
+        opened = ", ".join(str(net) for net in allow_networks)
+        hint = f"not in allow_networks ({opened})" if opened else "allow_networks is empty"
+        super().__init__(f"{host}: " + "; ".join(reasons) + f" [{hint}]")
         self.host = host
         self.reasons = tuple(reasons)
 
@@ -437,7 +443,7 @@ class CheckingResolver(AbstractResolver):
                 )
             )
         if not allowed:
-            raise PerimeterRefused(host, reasons)
+            raise PerimeterRefused(host, reasons, self.allow_networks)
         return allowed
 
     async def close(self) -> None:

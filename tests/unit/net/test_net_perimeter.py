@@ -283,6 +283,15 @@ async def test_checking_resolver_filters_and_refuses() -> None:
         await checking.resolve("bad.test", 80)
     assert "10.0.0.1" in str(info.value)
     assert "private" in str(info.value)
+    # What is open, and the setting that opens more: the operator's next question, answered.
+    assert "not in allow_networks (127.0.0.1/32)" in str(info.value)
+
+
+async def test_refusal_with_no_allow_list_says_it_is_empty() -> None:
+    checking = CheckingResolver(Resolver(["bad.test:127.0.0.2"]), [])
+    with pytest.raises(PerimeterRefused) as info:
+        await checking.resolve("bad.test", 80)
+    assert str(info.value) == "bad.test: 127.0.0.2 is loopback [allow_networks is empty]"
 
 
 async def test_lookup_that_never_answers_is_a_dns_failure() -> None:
