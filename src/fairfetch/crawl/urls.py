@@ -8,6 +8,7 @@ from urllib.parse import urlsplit, urlunsplit
 from yarl import URL
 
 from fairfetch.errors import InvalidURLError
+from fairfetch.net.politeness_keys import has_known_tld
 from fairfetch.store.types import INDEX_TEXT_BYTES
 
 #: A feed's URL is a unique key of the store: PostgreSQL refuses an index row past ~2,700
@@ -41,7 +42,8 @@ def normalize_feed_url(raw: str) -> str:
     control = next((c for c in text if _is_control(c)), None)
     if control is not None:
         raise InvalidURLError(raw, f"control character {control!r} in the URL")
-    if "://" not in text and not text.startswith("//"):
+    guessed_scheme = "://" not in text and not text.startswith("//")
+    if guessed_scheme:
         text = "https://" + text if "." in text.split("/")[0] else text
     try:
         parts = urlsplit(text)
@@ -57,6 +59,14 @@ def normalize_feed_url(raw: str) -> str:
         raise InvalidURLError(raw, "no host")
     if any(c.isspace() for c in text):
         raise InvalidURLError(raw, "contains whitespace")
+    if guessed_scheme and not has_known_tld(host):
+        # "feed.xml" (an OPML's relative xmlUrl) was read as the host feed.xml and crawled as
+        # https://feed.xml/: a scheme is only guessed for a host that can exist.
+        raise InvalidURLError(
+            raw,
+            f"no scheme, and {host!r} is not a host name ({host.rpartition('.')[2]!r} is no "
+            "top-level domain): give the full http(s):// URL",
+        )
     netloc = host.lower()
     if ":" in netloc:  # IPv6 literal
         netloc = f"[{netloc}]"

@@ -23,7 +23,7 @@ from yarl import URL
 from fairfetch.net.idn import idna_host
 from fairfetch.net.ip_literals import ip_literal
 
-__all__ = ["BackendGrouper", "host_of", "politeness_key", "registrable_domain"]
+__all__ = ["BackendGrouper", "has_known_tld", "host_of", "politeness_key", "registrable_domain"]
 
 
 @lru_cache(maxsize=1)
@@ -50,6 +50,28 @@ def _psl() -> tuple[PublicSuffixList, frozenset[str]]:
                 except UnicodeError:
                     pass
     return PublicSuffixList(), frozenset(private)
+
+
+#: Top-level names reserved for tests, examples and local networks (RFC 2606, RFC 6761, RFC 9476,
+#: ICANN's `internal`): not in the PSL, yet hosts users really type.
+_SPECIAL_USE_TLDS = frozenset(
+    {"test", "example", "invalid", "localhost", "local", "internal", "alt"}
+)
+
+
+@lru_cache(maxsize=1)
+def _strict_psl() -> PublicSuffixList:
+    return PublicSuffixList(accept_unknown=False)
+
+
+def has_known_tld(host: str) -> bool:
+    """Whether ``host`` ends in a top-level domain that exists (the PSL's, offline) or a
+    special-use one. Tells ``example.com`` from ``feed.xml`` when a user gives no scheme."""
+    host = host_of(host)
+    if ip_literal(host) is not None:
+        return True
+    tld = host.rpartition(".")[2]
+    return tld in _SPECIAL_USE_TLDS or _strict_psl().publicsuffix(host) is not None
 
 
 def host_of(url_or_host: str) -> str:

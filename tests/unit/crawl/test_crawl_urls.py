@@ -85,3 +85,28 @@ def test_a_url_too_long_to_store_is_refused_naming_it() -> None:
 def test_the_schemes_own_port_is_no_part_of_the_feeds_address(given: str, stored: str) -> None:
     # Two spellings of one URL were two feeds, crawled twice.
     assert normalize_feed_url(given) == stored
+
+
+@pytest.mark.parametrize("raw", ["feed.xml", "index.rss", "blog.atom/feed", "site.php?x=1"])
+def test_a_relative_path_is_not_taken_for_a_host(raw: str) -> None:
+    """An OPML's relative xmlUrl ("feed.xml") was read as the host feed.xml and stored as
+    https://feed.xml/: a scheme is guessed only for a host whose top-level domain exists."""
+    with pytest.raises(InvalidURLError, match="no scheme") as caught:
+        normalize_feed_url(raw)
+    assert raw in str(caught.value)
+    assert "full http(s):// URL" in caught.value.reason
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("example.com", "https://example.com/"),
+        ("news.bbc.co.uk/feed", "https://news.bbc.co.uk/feed"),
+        ("blog.test/feed.xml", "https://blog.test/feed.xml"),  # special-use TLDs are hosts
+        ("printer.local/rss", "https://printer.local/rss"),
+        ("127.0.0.1:8080/feed", "https://127.0.0.1:8080/feed"),
+        ("bücher.de/feed", "https://xn--bcher-kva.de/feed"),
+    ],
+)
+def test_a_bare_host_with_a_real_tld_still_gets_https(raw: str, expected: str) -> None:
+    assert normalize_feed_url(raw) == expected
