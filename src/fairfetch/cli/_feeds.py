@@ -24,6 +24,7 @@ from fairfetch.cli._app import (
 )
 from fairfetch.cli._crawl import print_summary
 from fairfetch.crawl import AddReport, Crawler, CrawlSummary
+from fairfetch.crawl.unread import declared_unread
 from fairfetch.crawl.urls import normalize_feed_url
 from fairfetch.errors import InputError, InvalidURLError, NotFoundError
 from fairfetch.opml import build_opml, read_opml
@@ -99,26 +100,6 @@ def _print_add_report(report: AddReport, failed_first: Sequence[FeedRecord] = ()
     return BAD_INPUT if (report.invalid or report.failed) else 0
 
 
-def _found_unread(store: SqlStore, report: AddReport) -> list[int]:
-    """The added feeds a site's page declared, not fetched yet: the add's one GET was the page.
-
-    They were left for the next pass, so ``feeds add SITE`` printed "added" for a feed with no
-    title, kind or health, and a dead link on the page looked healthy. The web's add crawls
-    them at once; so does this. A feed whose fetch was throttled is "new" too, but it was
-    asked once already: asking again at once would ignore the publisher's Retry-After."""
-    declared = {link for links in report.discovered.values() for link in links}
-    ids = []
-    for url in report.added:
-        if url not in declared:
-            continue
-        feed = store.find_feed(url)
-        if feed is not None and feed.status == "new" and not store.feed_details(
-            feed.id, crawl_limit=1
-        )["crawls"]:
-            ids.append(feed.id)
-    return ids
-
-
 def _add(ctx: typer.Context, urls: list[str]) -> int:
     settings = settings_of(ctx)
     store = store_of(ctx)
@@ -126,7 +107,7 @@ def _add(ctx: typer.Context, urls: list[str]) -> int:
     async def go() -> AddReport:
         async with Crawler(store, settings) as crawler:
             report = await crawler.add(urls)
-            unread = await asyncio.to_thread(_found_unread, store, report)
+            unread = await asyncio.to_thread(declared_unread, store, report)
             if unread:
                 await crawler.refresh(unread, trigger="add")
             return report

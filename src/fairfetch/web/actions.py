@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fairfetch.config import Settings
+from fairfetch.crawl.unread import awaits_first_fetch
 from fairfetch.errors import InvalidURLError
 from fairfetch.store.records import FeedRecord
 from fairfetch.store.sql import SqlStore
@@ -62,18 +63,12 @@ async def add_feed(
     if feed is None:
         return AddOutcome(url, None, False, problem="no feed was added", discovered=discovered)
     problem = report.failed[0][1] if report.failed else None
-    if feed.status == "new" and not await asyncio.to_thread(_was_fetched, store, feed.id):
+    if await asyncio.to_thread(awaits_first_fetch, store, feed):
         # Discovered from a site page: added but not fetched yet. Crawl it now so the person who
-        # added it sees a crawled feed, not an empty one. A feed whose fetch was throttled is
-        # "new" too: the publisher asked us to wait, and asking again at once ignored it.
+        # added it sees a crawled feed, not an empty one.
         await refresh_feed(store, settings, crawler, feed.id)
         feed = await asyncio.to_thread(store.find_feed, feed.id) or feed
     return AddOutcome(url, feed, created, problem=problem, discovered=discovered)
-
-
-def _was_fetched(store: SqlStore, feed_id: int) -> bool:
-    """Whether any request for this feed was recorded (a throttle leaves its status "new")."""
-    return bool(store.feed_details(feed_id, crawl_limit=1)["crawls"])
 
 
 async def refresh_feed(
